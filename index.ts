@@ -1,0 +1,28 @@
+import type { OpenClawPluginApi, OpenClawPluginDefinition } from "openclaw/plugin-sdk/plugin-entry";
+import { registerClawos, type HostApi } from "./src/adapter.ts";
+import { resolveConfig } from "./src/config.ts";
+import { buildUiHints, configJsonSchema } from "./src/config-schema.ts";
+
+/**
+ * ClawOS plugin entry: registration only. The entry is the plain object `definePluginEntry`
+ * would build, so it loads on hosts whose SDK lacks that helper and needs no runtime import
+ * of `openclaw` (an npm-installed plugin does not get one).
+ */
+const plugin = {
+  id: "clawos",
+  name: "ClawOS",
+  description: "Input-trust taint tracking and capability control for every tool call.",
+  configSchema: {
+    jsonSchema: configJsonSchema(),
+    uiHints: buildUiHints(),
+    validate(value: unknown) {
+      const result = resolveConfig(value);
+      return result.ok ? { ok: true as const, value: result.config } : { ok: false as const, errors: result.errors };
+    },
+  },
+  register(api: OpenClawPluginApi) {
+    registerClawos(api as unknown as HostApi);
+  },
+} satisfies OpenClawPluginDefinition;
+
+export default plugin;

@@ -1,0 +1,291 @@
+import type { Decision } from "./decision.ts";
+import type { Requester, ToolCall } from "./engine.ts";
+import {
+  defaultStateDir,
+  noteHookFired,
+  noteHookRegistered,
+  obtainRuntime,
+  statusSnapshot,
+  type ClawosRuntime,
+} from "./runtime.ts";
+import { formatAudit, formatManifests, formatSession, formatStatus, type HostWiring } from "./status.ts";
+import { detectHostWiring, findOpenClawPackageDir } from "./legacy-host.ts";
+
+/**
+ * The host adapter: the only module that knows OpenClaw's hook events, contexts and plugin API.
+ * It maps them onto plain engine calls and maps decisions back onto hook results.
+ * The API is typed structurally so the same code loads on hosts old and new.
+ */
+
+type AnyRecord = Record<string, unknown>;
+type Handler = (event: any, ctx: any) => unknown;
+
+export interface HostApi {
+  pluginConfig?: AnyRecord;
+  logger: { info: (msg: string) => void; warn: (msg: string) => void; error: (msg: string) => void; debug?: (msg: string) => void };
+  on: (hook: string, handler: Handler, opts?: AnyRecord) => void;
+  registerCommand?: (command: AnyRecord) => void;
+  registerTrustedToolPolicy?: (policy: { id: string; description: string; evaluate: Handler }) => void;
+  resolvePath?: (input: string) => string;
+  runtime?: { version?: string; state?: { resolveStateDir?: (env?: NodeJS.ProcessEnv) => string } };
+  registrationMode?: string;
+}
+
+export { POLICY_ID } from "./ids.ts";
+import { POLICY_ID } from "./ids.ts";
+
+const SUBAGENT_REST = /^subagent:/;
+
+/**
+ * Sub-agent and ACP child sessions. Mirrors the host's own classifier (`isSubagentSessionKey`:
+ * the part after `agent:<id>:` starts with `subagent:`); an ACP child has an `acp` segment.
+ */
+export function isSubagentSessionKey(sessionKey: string | undefined): boolean {
+  if (!sessionKey) return false;
+  const key = sessionKey.trim().toLowerCase();
+  if (SUBAGENT_REST.test(key)) return true;
+  const parts = key.split(":");
+  if (parts[0] === "agent" && parts.length >= 3) {
+    const rest = parts.slice(2);
+    return rest[0] === "subagent" || rest[0] === "acp";
+  }
+  return false;
+}
+
+function requesterOf(ctx: AnyRecord | undefined): Requester | undefined {
+  const r = ctx?.requester as AnyRecord | undefined;
+  if (!r || typeof r !== "object") return undefined;
+  return {
+    channel: typeof r.channel === "string" ? r.channel : undefined,
+    senderId: typeof r.senderId === "string" ? r.senderId : undefined,
+    senderIsOwner: r.senderIsOwner === true,
+  };
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value ? value : undefined;
+}
+
+export function toToolCall(event: AnyRecord, ctx: AnyRecord | undefined): ToolCall {
+  const sessionKey = str(ctx?.sessionKey);
+  return {
+    toolName: String(event?.toolName ?? ctx?.toolName ?? ""),
+    params: event?.params ?? {},
+    toolKind: str(event?.toolKind) ?? str(ctx?.toolKind),
+    toolCallId: str(event?.toolCallId) ?? str(ctx?.toolCallId),
+    sessionKey,
+    agentId: str(ctx?.agentId),
+    isSubagent: isSubagentSessionKey(sessionKey),
+    requester: requesterOf(ctx),
+  };
+}
+
+/** What the host gets back from a gate: nothing for allow, a block with the reason otherwise. */
+export function toHookResult(decision: Decision): { block: true; blockReason: string } | undefined {
+  if (decision.outcome === "block") return { block: true, blockReason: decision.reason ?? `ClawOS blocked ${decision.tool}` };
+  return undefined;
+}
+
+function configBlock(runtime: ClawosRuntime, event: AnyRecord): { block: true; blockReason: string } {
+  return {
+    block: true,
+    blockReason: `ClawOS blocked ${String(event?.toolName)}: the ClawOS config is invalid, so every tool call is blocked until it is fixed: ${runtime.configErrors.join(" ")}`,
+  };
+}
+
+/** The gate, shared by the trusted tool policy and before_tool_call. */
+function gate(runtime: ClawosRuntime, hook: string, event: AnyRecord, ctx: AnyRecord, logger: HostApi["logger"]) {
+  noteHookFired(runtime, hook);
+  if (runtime.configErrors.length > 0) return configBlock(runtime, event);
+  const decision = runtime.engine.gate(toToolCall(event, ctx));
+  if (decision.rules.some((r) => r.rule === "internal.error")) logger.error(`clawos: ${decision.reason}`);
+  return toHookResult(decision);
+}
+
+function observeAfterToolCall(runtime: ClawosRuntime, event: AnyRecord, ctx: AnyRecord): void {
+  noteHookFired(runtime, "after_tool_call");
+  const sessionKey = str(ctx?.sessionKey);
+  runtime.engine.observeResult({
+    toolName: str(event?.toolName),
+    params: event?.params,
+    toolKind: str(event?.toolKind),
+    toolCallId: str(event?.toolCallId) ?? str(ctx?.toolCallId),
+    sessionKey,
+    isSubagent: isSubagentSessionKey(sessionKey),
+    blocked: isBlockedResult(event?.result),
+  });
+}
+
+function isBlockedResult(result: unknown): boolean {
+  const details = (result as AnyRecord | undefined)?.details as AnyRecord | undefined;
+  return details?.status === "blocked";
+}
+
+/**
+ * tool_result_persist is synchronous. It taints the session (for hosts and paths without
+ * after_tool_call) and stamps ClawOS's tag into the stored result's `details`, which the model
+ * never sees and which ClawOS never reads back.
+ */
+function observePersist(runtime: ClawosRuntime, event: AnyRecord, ctx: AnyRecord): { message: AnyRecord } | undefined {
+  noteHookFired(runtime, "tool_result_persist");
+  const message = event?.message as AnyRecord | undefined;
+  const sessionKey = str(ctx?.sessionKey);
+  const observed = runtime.engine.observeResult({
+    toolName: str(event?.toolName) ?? str(ctx?.toolName) ?? str(message?.toolName),
+    toolCallId: str(event?.toolCallId) ?? str(ctx?.toolCallId) ?? str(message?.toolCallId),
+    sessionKey,
+    isSubagent: isSubagentSessionKey(sessionKey),
+    blocked: isBlockedResult(message) || event?.isSynthetic === true,
+  });
+  if (!observed || !message || typeof message !== "object") return undefined;
+  const details = message.details && typeof message.details === "object" ? (message.details as AnyRecord) : {};
+  const state = sessionKey ? runtime.engine.store.peek(sessionKey) : undefined;
+  return {
+    message: {
+      ...message,
+      details: { ...details, clawos: { outputTrust: observed.level, tool: observed.tool, sessionTrust: state?.trust } },
+    },
+  };
+}
+
+function parseCount(text: string | undefined, fallback: number): number {
+  const n = Number.parseInt(text ?? "", 10);
+  return Number.isFinite(n) && n > 0 ? Math.min(n, 500) : fallback;
+}
+
+/** Who may raise trust: the owner as resolved by the host, or a gateway operator with admin scope. */
+function isOwnerAction(ctx: AnyRecord): { ok: boolean; by: string } {
+  const scopes = Array.isArray(ctx?.gatewayClientScopes) ? (ctx.gatewayClientScopes as string[]) : [];
+  const by = `${str(ctx?.channel) ?? "?"}:${str(ctx?.senderId) ?? "operator"}`;
+  if (ctx?.senderIsOwner === true) return { ok: true, by: `owner ${by}` };
+  if (scopes.includes("operator.admin")) return { ok: true, by: `gateway operator ${by} (operator.admin)` };
+  return { ok: false, by };
+}
+
+export function handleCommand(runtime: ClawosRuntime, ctx: AnyRecord): { text: string } {
+  const args = (str(ctx?.args) ?? "").trim().split(/\s+/).filter(Boolean);
+  const sessionKey = str(ctx?.sessionKey);
+  const engine = runtime.engine;
+  switch (args[0] ?? "status") {
+    case "status":
+      return { text: formatStatus(statusSnapshot(runtime)) };
+    case "session":
+      return { text: formatSession(sessionKey, sessionKey ? engine.store.peek(sessionKey) ?? engine.store.get(sessionKey) : undefined, isSubagentSessionKey(sessionKey)) };
+    case "audit":
+      return { text: formatAudit(engine.audit.recent(parseCount(args[1], 20)), engine.audit.byToolRule.values()) };
+    case "manifests":
+      return { text: formatManifests(engine.manifests.distinct(), args[1]?.toLowerCase()) };
+    case "trust": {
+      if (args[1] !== "reset") return { text: "Usage: /clawos trust reset" };
+      if (!sessionKey) return { text: "ClawOS: no session to reset here." };
+      if (isSubagentSessionKey(sessionKey)) return { text: "ClawOS: a sub-agent session's trust cannot be reset; it follows its parent." };
+      const who = isOwnerAction(ctx);
+      if (!who.ok) {
+        return { text: `ClawOS: only the owner (or a gateway operator with operator.admin) can reset trust; ${who.by} is not. Nothing changed.` };
+      }
+      const { from, to } = engine.resetTrust(sessionKey, who.by);
+      return { text: `ClawOS: session ${sessionKey} trust reset from ${from} to ${to} by ${who.by}. This was recorded in the audit log.` };
+    }
+    default:
+      return { text: "Usage: /clawos [status | session | audit [n] | manifests [tool] | trust reset]" };
+  }
+}
+
+function detectHost(runtime: ClawosRuntime, api: HostApi): void {
+  if (runtime.hostVersion) return;
+  runtime.hostVersion = api.runtime?.version;
+  const dir = findOpenClawPackageDir();
+  const detected = dir ? detectHostWiring(dir) : undefined;
+  if (detected) {
+    runtime.hostVersion ??= detected.version;
+    runtime.hostWiring = detected.wiring as HostWiring;
+    runtime.fixCommand = detected.fixCommand;
+  }
+  if (runtime.hostWiring === "unknown" && typeof api.registerTrustedToolPolicy === "function") runtime.hostWiring = "native";
+}
+
+/** Registers every ClawOS hook and the /clawos command with one plugin API instance. */
+export function registerClawos(api: HostApi): ClawosRuntime {
+  const stateDir = api.runtime?.state?.resolveStateDir?.(process.env) ?? defaultStateDir();
+  const runtime = obtainRuntime({ rawConfig: api.pluginConfig, stateDir, resolvePath: api.resolvePath?.bind(api) });
+  detectHost(runtime, api);
+  const { logger } = api;
+  if (runtime.configErrors.length > 0) {
+    logger.error(`clawos: invalid config, every tool call is blocked until it is fixed: ${runtime.configErrors.join(" ")}`);
+  }
+  if (runtime.hostWiring === "unpatched-legacy") {
+    logger.error(`clawos: NOT ENFORCING: OpenClaw ${runtime.hostVersion} never calls tool hooks. Fix: ${runtime.fixCommand ?? "npx clawos patch-host"}`);
+  }
+
+  // One gate per call: the trusted tool policy where the host has it (it is also the only gate
+  // that runs under `openclaw agent exec`), before_tool_call where it does not.
+  if (typeof api.registerTrustedToolPolicy === "function") {
+    api.registerTrustedToolPolicy({
+      id: POLICY_ID,
+      description: "ClawOS: input-trust and capability checks for every tool call",
+      evaluate: (event, ctx) => gate(runtime, "trusted_tool_policy", event, ctx, logger),
+    });
+    noteHookRegistered(runtime, "trusted_tool_policy");
+  } else {
+    api.on("before_tool_call", (event, ctx) => gate(runtime, "before_tool_call", event, ctx, logger), { priority: 1000 });
+    noteHookRegistered(runtime, "before_tool_call");
+  }
+
+  const observe = (hook: string, handler: Handler) => {
+    api.on(hook, (event, ctx) => {
+      try {
+        return handler(event, ctx);
+      } catch (error) {
+        logger.error(`clawos: ${hook} handler failed: ${(error as Error).message}`);
+        return undefined;
+      }
+    });
+    noteHookRegistered(runtime, hook);
+  };
+  observe("after_tool_call", (event, ctx) => observeAfterToolCall(runtime, event, ctx));
+  observe("tool_result_persist", (event, ctx) => observePersist(runtime, event, ctx));
+  observe("message_received", (event, ctx) => {
+    noteHookFired(runtime, "message_received");
+    runtime.engine.observeMessage({
+      sessionKey: str(ctx?.sessionKey) ?? str(event?.sessionKey),
+      channel: str(ctx?.channelId) ?? str(event?.channel),
+      senderId: str(event?.senderId) ?? str(event?.from),
+    });
+  });
+  observe("subagent_spawned", (event, ctx) => {
+    noteHookFired(runtime, "subagent_spawned");
+    const child = str(event?.childSessionKey) ?? str(ctx?.childSessionKey);
+    if (child) runtime.engine.linkSubagent(child, str(ctx?.requesterSessionKey));
+  });
+  observe("subagent_ended", (event) => {
+    noteHookFired(runtime, "subagent_ended");
+    const child = str(event?.targetSessionKey);
+    if (child) runtime.engine.subagentEnded(child);
+  });
+  observe("session_end", (event, ctx) => {
+    noteHookFired(runtime, "session_end");
+    const reason = str(event?.reason);
+    const key = str(event?.sessionKey) ?? str(ctx?.sessionKey);
+    // Only an explicit new session clears trust; idle and daily rollovers are timeouts and do not.
+    if (key && (reason === "new" || reason === "reset" || reason === "deleted")) runtime.engine.sessionReplaced(key, reason);
+  });
+  observe("gateway_stop", () => {
+    noteHookFired(runtime, "gateway_stop");
+    runtime.engine.flush();
+  });
+
+  api.registerCommand?.({
+    name: "clawos",
+    description: "ClawOS status, session trust, audit and manifests; /clawos trust reset (owner)",
+    acceptsArgs: true,
+    requireAuth: true,
+    handler: (ctx: AnyRecord) => {
+      try {
+        return handleCommand(runtime, ctx);
+      } catch (error) {
+        return { text: `ClawOS: command failed: ${(error as Error).message}` };
+      }
+    },
+  });
+  return runtime;
+}

@@ -1,0 +1,249 @@
+import { mkdirSync, openSync } from "node:fs";
+import { dirname } from "node:path";
+import pino, { type Logger } from "pino";
+import type { Decision, Effect } from "./decision.ts";
+import { paramsHash, paramsPreview } from "./redact.ts";
+import type { TaintSource } from "./session-store.ts";
+import type { TrustLevel } from "./trust.ts";
+
+/**
+ * The audit log: one JSON line per decision and per trust change, written by pino to a file.
+ * The gate only enqueues a record (no serialisation, no I/O on the tool call's path); a
+ * setImmediate drain turns records into lines, and `flush()` drains synchronously at shutdown.
+ * Counters and a ring of recent decisions serve `/clawos` without reading the file back.
+ */
+
+export interface DecisionContext {
+  readonly agentId?: string;
+  readonly sessionKey?: string;
+  readonly toolCallId?: string;
+  readonly params?: unknown;
+  readonly taint: readonly TaintSource[];
+  readonly isSubagent: boolean;
+}
+
+export interface DecisionRecord {
+  readonly at: number;
+  readonly decision: Decision;
+  readonly context: DecisionContext;
+}
+
+export interface TrustChange {
+  readonly event: "trust.lowered" | "trust.reset" | "trust.linked";
+  readonly sessionKey: string;
+  readonly from: TrustLevel;
+  readonly to: TrustLevel;
+  readonly source: TaintSource;
+  readonly by?: string;
+}
+
+export interface AuditCounts {
+  decisions: number;
+  allow: number;
+  block: number;
+  wouldBlock: number;
+  unmanifested: number;
+  errors: number;
+  trustChanges: number;
+}
+
+export interface AuditHealth {
+  written: number;
+  writeErrors: number;
+  lastWriteError?: string;
+  file?: string;
+}
+
+type Pending = { kind: "decision"; record: DecisionRecord } | { kind: "trust"; change: TrustChange; at: number };
+
+export interface AuditOptions {
+  /** JSON-lines file; undefined keeps counters and the recent ring only. */
+  file?: string;
+  recent: number;
+  now?: () => number;
+}
+
+export class AuditLog {
+  readonly counts: AuditCounts = { decisions: 0, allow: 0, block: 0, wouldBlock: 0, unmanifested: 0, errors: 0, trustChanges: 0 };
+  readonly health: AuditHealth = { written: 0, writeErrors: 0 };
+  /** would-block and block counts per tool and rule since start: the rollout report. */
+  readonly byToolRule = new Map<string, { tool: string; rule: string; wouldBlock: number; block: number }>();
+  readonly unmanifestedTools = new Map<string, number>();
+  private readonly ring: DecisionRecord[] = [];
+  private ringNext = 0;
+  private readonly ringSize: number;
+  private readonly queue: Pending[] = [];
+  private scheduled = false;
+  private readonly logger?: Logger;
+  private readonly destination?: ReturnType<typeof pino.destination>;
+  private readonly now: () => number;
+  /** True when the audit file could not be opened: records are counted but not written. */
+  private lost = false;
+
+  constructor(options: AuditOptions) {
+    this.ringSize = options.recent;
+    this.now = options.now ?? Date.now;
+    if (options.file) {
+      this.health.file = options.file;
+      let fd: number | undefined;
+      try {
+        mkdirSync(dirname(options.file), { recursive: true });
+        // Opened synchronously so that an exit right after start can still flush every record.
+        fd = openSync(options.file, "a");
+      } catch (error) {
+        this.noteWriteError(error);
+        this.lost = true;
+      }
+      if (fd !== undefined) {
+        this.destination = pino.destination({ fd, sync: false, minLength: 0 });
+        this.destination.on("error", (error: Error) => this.noteWriteError(error));
+        this.logger = pino(
+          // Every line carries the record format version in place of pino's level.
+          { base: undefined, messageKey: "event", timestamp: false, formatters: { level: () => ({ v: 1 }) } },
+          this.destination,
+        );
+      }
+    }
+  }
+
+  /** Hot path: count, keep in the ring, enqueue. No serialisation here. */
+  recordDecision(decision: Decision, context: DecisionContext): void {
+    const record: DecisionRecord = { at: this.now(), decision, context };
+    const c = this.counts;
+    c.decisions++;
+    if (decision.effect === "allow") c.allow++;
+    else if (decision.effect === "block") c.block++;
+    else c.wouldBlock++;
+    if (!decision.manifested && decision.mode !== "off") {
+      c.unmanifested++;
+      this.unmanifestedTools.set(decision.tool, (this.unmanifestedTools.get(decision.tool) ?? 0) + 1);
+    }
+    if (decision.effect !== "allow") this.countRules(decision.tool, decision.rules, decision.effect);
+    if (decision.rules.some((r) => r.rule === "internal.error")) c.errors++;
+    if (this.ring.length < this.ringSize) this.ring.push(record);
+    else this.ring[this.ringNext] = record;
+    this.ringNext = (this.ringNext + 1) % this.ringSize;
+    this.enqueue({ kind: "decision", record });
+  }
+
+  recordTrustChange(change: TrustChange): void {
+    this.counts.trustChanges++;
+    this.enqueue({ kind: "trust", change, at: this.now() });
+  }
+
+  /** The last `n` decisions, oldest first. */
+  recent(n: number): DecisionRecord[] {
+    const ordered = this.ring.length < this.ringSize ? this.ring.slice() : [...this.ring.slice(this.ringNext), ...this.ring.slice(0, this.ringNext)];
+    return ordered.slice(Math.max(0, ordered.length - n));
+  }
+
+  /** Writes everything queued and waits for nothing: safe in exit handlers. */
+  flush(): void {
+    this.drain();
+    try {
+      this.destination?.flushSync();
+    } catch (error) {
+      this.noteWriteError(error);
+    }
+  }
+
+  /** Flushes and closes the file (gateway stop). */
+  close(): void {
+    this.flush();
+    try {
+      this.destination?.end();
+    } catch (error) {
+      this.noteWriteError(error);
+    }
+  }
+
+  private countRules(tool: string, rules: Decision["rules"], effect: Effect): void {
+    for (const { rule } of rules) {
+      const key = `${tool}\u0000${rule}`;
+      let entry = this.byToolRule.get(key);
+      if (!entry) {
+        entry = { tool, rule, wouldBlock: 0, block: 0 };
+        this.byToolRule.set(key, entry);
+      }
+      if (effect === "block") entry.block++;
+      else entry.wouldBlock++;
+    }
+  }
+
+  private enqueue(item: Pending): void {
+    if (!this.logger) {
+      if (this.lost) this.health.writeErrors++;
+      return;
+    }
+    this.queue.push(item);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.drain());
+    }
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    if (!this.logger) return;
+    const items = this.queue.splice(0, this.queue.length);
+    for (const item of items) {
+      try {
+        if (item.kind === "decision") this.logger.info(decisionLine(item.record), "decision");
+        else this.logger.info(trustLine(item.change, item.at), item.change.event);
+        this.health.written++;
+      } catch (error) {
+        this.noteWriteError(error);
+      }
+    }
+  }
+
+  private noteWriteError(error: unknown): void {
+    this.health.writeErrors++;
+    this.health.lastWriteError = error instanceof Error ? error.message : String(error);
+  }
+}
+
+function sourceLine(source: TaintSource): Record<string, unknown> {
+  return {
+    level: source.level,
+    kind: source.kind,
+    label: source.label,
+    ...(source.tool ? { tool: source.tool } : {}),
+    ...(source.callId ? { callId: source.callId } : {}),
+    at: new Date(source.at).toISOString(),
+  };
+}
+
+export function decisionLine(record: DecisionRecord): Record<string, unknown> {
+  const { decision: d, context: c } = record;
+  return {
+    time: new Date(record.at).toISOString(),
+    agent: c.agentId,
+    session: c.sessionKey,
+    subagent: c.isSubagent || undefined,
+    toolCallId: c.toolCallId,
+    tool: d.tool,
+    requestedTool: d.requestedTool !== d.tool ? d.requestedTool : undefined,
+    via: d.via,
+    capabilities: d.capabilities,
+    inputTrust: d.inputTrust,
+    taint: c.taint.map(sourceLine),
+    decision: d.effect,
+    mode: d.mode,
+    manifested: d.manifested,
+    rules: d.rules.map((r) => r.rule),
+    reason: d.reason,
+    params: c.params === undefined ? undefined : { hash: paramsHash(c.params), preview: paramsPreview(c.params) },
+  };
+}
+
+function trustLine(change: TrustChange, at: number): Record<string, unknown> {
+  return {
+    time: new Date(at).toISOString(),
+    session: change.sessionKey,
+    from: change.from,
+    to: change.to,
+    source: sourceLine(change.source),
+    by: change.by,
+  };
+}

@@ -1,0 +1,202 @@
+import { Type, type SchemaOptions, type Static, type TSchema } from "@sinclair/typebox";
+import { CAPABILITY_NAME_PATTERN } from "./capabilities.ts";
+import { ManifestSchema, TOOL_NAME_PATTERN, trustLevelSchema } from "./manifest-schema.ts";
+
+/**
+ * The operator's configuration (`plugins.entries.clawos.config`). This TypeBox schema is the single
+ * source of truth: `openclaw.plugin.json`'s `configSchema` and `uiHints` are generated from it
+ * (`npm run gen:plugin-json`) and a unit test fails when they drift apart.
+ * `title` becomes the UI label and `description` the help text of each field.
+ */
+
+export const MODES = ["enforce", "audit", "off"] as const;
+
+function modeSchema(options: SchemaOptions = {}) {
+  return Type.Union(
+    MODES.map((mode) => Type.Literal(mode)),
+    { description: "one of enforce, audit, off", ...options },
+  );
+}
+
+const CapabilityName = Type.String({
+  pattern: CAPABILITY_NAME_PATTERN,
+  description: "a capability name like proc:exec or message:send",
+});
+
+export const ConfigSchema = Type.Object(
+  {
+    layers: Type.Object(
+      {
+        tagging: Type.Boolean({
+          default: true,
+          title: "Input trust tagging (L1)",
+          description: "Track the trust of everything that enters a session. Turning it off leaves every session at owner trust.",
+        }),
+        capabilities: Type.Boolean({
+          default: true,
+          title: "Capability control (L2)",
+          description: "Check each tool call against its manifest and the session's input trust.",
+        }),
+      },
+      { default: {}, additionalProperties: false, title: "Layers" },
+    ),
+    capabilities: Type.Object(
+      {
+        mode: modeSchema({
+          default: "audit",
+          title: "Mode",
+          description: "enforce blocks, audit allows and records would-blocks (roll out here first), off skips L2",
+        }),
+        defaultAllow: Type.Boolean({
+          default: true,
+          title: "Allow tools without a manifest",
+          description: "Whether a tool with no capability manifest is allowed (it is recorded as unmanifested either way).",
+        }),
+        overrides: Type.Record(Type.String({ pattern: TOOL_NAME_PATTERN }), modeSchema(), {
+          default: {},
+          title: "Per-tool mode",
+          description: 'Mode for single tools, e.g. { "exec": "enforce", "web_fetch": "audit" }.',
+        }),
+        deny: Type.Array(CapabilityName, {
+          default: [],
+          title: "Denied capabilities",
+          description: "Capabilities blocked for every session whatever its trust, e.g. [\"net:publish\"].",
+        }),
+        agents: Type.Record(
+          Type.String({ minLength: 1 }),
+          Type.Object(
+            { deny: Type.Array(CapabilityName, { default: [] }) },
+            { additionalProperties: false },
+          ),
+          {
+            default: {},
+            title: "Per-agent denials",
+            description: 'Capabilities blocked for one agent, e.g. { "support": { "deny": ["proc:exec"] } }.',
+          },
+        ),
+      },
+      { default: {}, additionalProperties: false, title: "Capability control" },
+    ),
+    unknownRequesterTrust: trustLevelSchema({
+      default: "community",
+      title: "Trust of an unproven requester",
+      description: "Input trust of a turn whose sender the host could not identify.",
+    }),
+    trustedSenders: Type.Array(
+      Type.Object(
+        {
+          channel: Type.String({ minLength: 1, description: "channel id, e.g. telegram" }),
+          senderId: Type.String({ minLength: 1, description: "the channel's sender id" }),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        default: [],
+        title: "Verified senders",
+        description: "Senders whose messages count as verified (not owner): [{ channel, senderId }].",
+      },
+    ),
+    subagent: Type.Object(
+      {
+        maxTrust: trustLevelSchema({
+          default: "verified",
+          title: "Sub-agent trust ceiling",
+          description: "A sub-agent starts at the lower of its parent's trust at spawn and this level.",
+        }),
+        denyCapabilities: Type.Array(CapabilityName, {
+          default: ["system:admin", "schedule:write", "secrets:read"],
+          title: "Capabilities denied to sub-agents",
+          description: "Blocked in sub-agent sessions whatever their trust.",
+        }),
+      },
+      { default: {}, additionalProperties: false, title: "Sub-agents" },
+    ),
+    manifestDirs: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      title: "Manifest directories",
+      description: "Directories of extra manifest JSON files (one tool per file) for plugin and MCP tools.",
+    }),
+    manifests: Type.Array(ManifestSchema, {
+      default: [],
+      title: "Inline manifests",
+      description: "Extra manifests written inline; they replace a built-in manifest of the same tool.",
+    }),
+    audit: Type.Object(
+      {
+        file: Type.Optional(
+          Type.String({
+            minLength: 1,
+            title: "Audit log file",
+            description: "JSON-lines audit log. Default: clawos/audit.jsonl in the OpenClaw state directory.",
+          }),
+        ),
+        recent: Type.Integer({
+          default: 200,
+          minimum: 1,
+          maximum: 10000,
+          title: "Recent decisions kept",
+          description: "How many recent decisions /clawos audit can show.",
+        }),
+      },
+      { default: {}, additionalProperties: false, title: "Audit log" },
+    ),
+    state: Type.Object(
+      {
+        dir: Type.Optional(
+          Type.String({
+            minLength: 1,
+            title: "State directory",
+            description: "Where session trust is kept across restarts. Default: clawos/sessions in the OpenClaw state directory.",
+          }),
+        ),
+        maxSessions: Type.Integer({
+          default: 100000,
+          minimum: 1,
+          maximum: 10000000,
+          title: "Sessions kept in memory",
+          description: "Upper bound of sessions held in memory; older ones are reloaded from disk when they return.",
+        }),
+        maxSourcesPerSession: Type.Integer({
+          default: 8,
+          minimum: 1,
+          maximum: 1000,
+          title: "Taint sources kept per session",
+          description: "The inputs that lowered a session's trust are always kept; this bounds the other recorded sources.",
+        }),
+      },
+      { default: {}, additionalProperties: false, title: "Session state" },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type ClawosConfig = Static<typeof ConfigSchema>;
+export type CapabilityMode = ClawosConfig["capabilities"]["mode"];
+
+/** A config hint the OpenClaw UI reads (`uiHints` in openclaw.plugin.json). */
+export interface UiHint {
+  label: string;
+  help?: string;
+  advanced?: boolean;
+}
+
+/** Walks the schema and turns each field's title/description into a dotted-path UI hint. */
+export function buildUiHints(schema: TSchema = ConfigSchema, prefix = ""): Record<string, UiHint> {
+  const hints: Record<string, UiHint> = {};
+  const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
+  for (const [key, field] of Object.entries(properties)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const title = (field as { title?: string }).title;
+    const description = (field as { description?: string }).description;
+    hints[path] = { label: title ?? key, ...(description ? { help: description } : {}) };
+    if ((field as { type?: string }).type === "object" && (field as { properties?: unknown }).properties) {
+      Object.assign(hints, buildUiHints(field, path));
+    }
+  }
+  return hints;
+}
+
+/** The JSON Schema written into openclaw.plugin.json: the TypeBox schema without its symbols. */
+export function configJsonSchema(): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(ConfigSchema));
+}

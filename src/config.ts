@@ -1,0 +1,31 @@
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { Value } from "@sinclair/typebox/value";
+import { ConfigSchema, type ClawosConfig } from "./config-schema.ts";
+import { describeErrors } from "./validation.ts";
+
+const checkConfig = TypeCompiler.Compile(ConfigSchema);
+
+export const CONFIG_LOCATION = "plugins.entries.clawos.config";
+
+export type ConfigResult = { ok: true; config: ClawosConfig } | { ok: false; errors: string[] };
+
+/**
+ * Applies the schema defaults to the operator's config and validates it. The host validates the
+ * same schema first (openclaw.plugin.json); this second check protects older hosts that do not.
+ */
+export function resolveConfig(raw: unknown): ConfigResult {
+  const input = raw === undefined || raw === null ? {} : raw;
+  if (typeof input !== "object" || Array.isArray(input)) {
+    return { ok: false, errors: [`${CONFIG_LOCATION} must be an object, got ${JSON.stringify(input)}.`] };
+  }
+  const withDefaults = Value.Default(ConfigSchema, structuredClone(input));
+  if (checkConfig.Check(withDefaults)) return { ok: true, config: withDefaults as ClawosConfig };
+  return { ok: false, errors: describeErrors(checkConfig, withDefaults, CONFIG_LOCATION) };
+}
+
+/** The config with every default: what ClawOS runs with when the operator wrote nothing. */
+export function defaultConfig(): ClawosConfig {
+  const result = resolveConfig({});
+  if (!result.ok) throw new Error(`built-in config defaults are invalid: ${result.errors.join("; ")}`);
+  return result.config;
+}

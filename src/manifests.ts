@@ -1,0 +1,145 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { existsSync } from "node:fs";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { isKnownCapability } from "./capabilities.ts";
+import { ManifestSchema, type Manifest } from "./manifest-schema.ts";
+import { normalizeToolName } from "./tool-names.ts";
+import { describeErrors } from "./validation.ts";
+
+const checkManifest = TypeCompiler.Compile(ManifestSchema);
+
+/** A manifest as loaded, with where it came from. `broken` entries block their tool (fail closed). */
+export interface ManifestEntry {
+  readonly manifest: Manifest;
+  readonly source: string;
+  readonly unknownCapabilities: readonly string[];
+}
+
+export interface BrokenManifest {
+  readonly tool?: string;
+  readonly source: string;
+  readonly errors: readonly string[];
+}
+
+export interface ManifestLoad {
+  readonly entries: ManifestEntry[];
+  readonly broken: BrokenManifest[];
+}
+
+export function validateManifest(value: unknown, source: string): { ok: true; entry: ManifestEntry } | { ok: false; broken: BrokenManifest } {
+  if (checkManifest.Check(value)) {
+    const manifest = value as Manifest;
+    return {
+      ok: true,
+      entry: { manifest, source, unknownCapabilities: manifest.capabilities.filter((c) => !isKnownCapability(c)) },
+    };
+  }
+  const tool = typeof (value as { tool?: unknown })?.tool === "string" ? normalizeToolName((value as { tool: string }).tool).name : undefined;
+  return { ok: false, broken: { tool, source, errors: describeErrors(checkManifest, value, `manifest ${source}`) } };
+}
+
+/** Loads every `*.json` in a directory. A file that cannot be read or parsed is reported, never skipped silently. */
+export function loadManifestDir(dir: string): ManifestLoad {
+  const entries: ManifestEntry[] = [];
+  const broken: BrokenManifest[] = [];
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+  } catch (error) {
+    broken.push({ source: dir, errors: [`manifest directory ${dir} cannot be read: ${(error as Error).message}. Fix: create it or remove it from manifestDirs.`] });
+    return { entries, broken };
+  }
+  for (const file of files) {
+    const path = join(dir, file);
+    const stem = normalizeToolName(file.slice(0, -".json".length)).name;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(path, "utf8"));
+    } catch (error) {
+      broken.push({ tool: stem, source: path, errors: [`manifest ${path} is not valid JSON: ${(error as Error).message}. Fix: correct the file.`] });
+      continue;
+    }
+    const result = validateManifest(parsed, path);
+    if (result.ok) entries.push(result.entry);
+    else broken.push({ ...result.broken, tool: result.broken.tool ?? stem });
+  }
+  return { entries, broken };
+}
+
+/** The package's own manifests directory, found from this module whether it runs from src/ or dist/. */
+export function builtinManifestDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    if (existsSync(join(dir, "openclaw.plugin.json")) && existsSync(join(dir, "manifests"))) return join(dir, "manifests");
+    dir = dirname(dir);
+  }
+  throw new Error("ClawOS cannot find its built-in manifests directory next to openclaw.plugin.json");
+}
+
+interface PatternEntry {
+  readonly regex: RegExp;
+  readonly entry: ManifestEntry;
+}
+
+function globToRegExp(pattern: string): RegExp {
+  const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, "\\$&"));
+  return new RegExp(`^${escaped.join(".*")}$`);
+}
+
+/**
+ * Name → manifest lookup. Later manifests replace earlier ones of the same name, so operators'
+ * manifests override built-ins. Broken manifests shadow their tool so that calls to it block.
+ */
+export class ManifestRegistry {
+  private readonly byName = new Map<string, ManifestEntry>();
+  private readonly brokenByName = new Map<string, BrokenManifest>();
+  private readonly patterns: PatternEntry[] = [];
+  readonly broken: readonly BrokenManifest[];
+  readonly entries: readonly ManifestEntry[];
+
+  constructor(loads: readonly ManifestLoad[]) {
+    const entries: ManifestEntry[] = [];
+    const broken: BrokenManifest[] = [];
+    for (const load of loads) {
+      for (const entry of load.entries) {
+        entries.push(entry);
+        const names = [entry.manifest.tool, ...(entry.manifest.aliases ?? [])];
+        for (const name of names) {
+          this.byName.set(name, entry);
+          this.brokenByName.delete(name);
+        }
+        for (const pattern of entry.manifest.patterns ?? []) this.patterns.unshift({ regex: globToRegExp(pattern), entry });
+      }
+      for (const bad of load.broken) {
+        broken.push(bad);
+        if (bad.tool) this.brokenByName.set(bad.tool, bad);
+      }
+    }
+    this.entries = entries;
+    this.broken = broken;
+  }
+
+  /** The broken manifest that claims this tool, if any: its calls must block. */
+  brokenFor(name: string): BrokenManifest | undefined {
+    return this.brokenByName.get(name);
+  }
+
+  /** The canonical name of a tool called by an alias (`bash` is `exec`); other names are themselves. */
+  canonicalName(name: string): string {
+    return this.byName.get(name)?.manifest.tool ?? name;
+  }
+
+  lookup(name: string): ManifestEntry | undefined {
+    const exact = this.byName.get(name);
+    if (exact) return exact;
+    for (const { regex, entry } of this.patterns) if (regex.test(name)) return entry;
+    return undefined;
+  }
+
+  /** Distinct manifests (aliases folded), for status output. */
+  distinct(): ManifestEntry[] {
+    return [...new Set(this.byName.values())];
+  }
+}

@@ -1,0 +1,95 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Parameters go to the audit log as a hash (to correlate calls) and a short preview with
+ * secrets removed: values under secret-looking keys and strings that look like credentials.
+ */
+
+const SECRET_KEY = /pass(word|phrase)?|secret|token|api[-_]?key|auth|cookie|credential|private[-_]?key|bearer|session[-_]?id/i;
+const SECRET_VALUE: readonly RegExp[] = [
+  /\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}/g, // provider API keys
+  /\bgh[pousr]_[A-Za-z0-9]{20,}/g, // GitHub tokens
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack tokens
+  /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key ids
+  /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, // JWTs
+  /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{12,}/gi, // Authorization header values
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+  /(:\/\/[^\s:/@]+:)[^\s@/]+@/g, // passwords in URLs
+  /\b[A-Fa-f0-9]{40,}\b/g, // long hex secrets
+  /\b[A-Za-z0-9+/_-]{48,}={0,2}/g, // long base64-like blobs
+];
+
+export const PREVIEW_LIMIT = 240;
+const MAX_DEPTH = 6;
+const MAX_KEYS = 40;
+
+export function redactString(text: string): string {
+  let out = text;
+  for (const pattern of SECRET_VALUE) {
+    out = out.replace(pattern, (match, prefix) =>
+      typeof prefix === "string" && match.startsWith(prefix) && prefix.startsWith("://") ? `${prefix}[redacted]@` : "[redacted]",
+    );
+  }
+  return out;
+}
+
+/** A bounded, secret-free copy of a value: depth, key count and string length are capped. */
+export function redactValue(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return redactString(value.length > PREVIEW_LIMIT ? `${value.slice(0, PREVIEW_LIMIT)}...` : value);
+  if (value === null || typeof value !== "object") return typeof value === "bigint" ? String(value) : value;
+  if (depth >= MAX_DEPTH) return "[nested]";
+  if (Array.isArray(value)) return value.slice(0, MAX_KEYS).map((item) => redactValue(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  let count = 0;
+  for (const key of Object.keys(value)) {
+    if (count++ >= MAX_KEYS) {
+      out["..."] = `${Object.keys(value).length - MAX_KEYS} more keys`;
+      break;
+    }
+    out[key] = SECRET_KEY.test(key) ? "[redacted]" : redactValue((value as Record<string, unknown>)[key], depth + 1);
+  }
+  return out;
+}
+
+export function paramsPreview(params: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(redactValue(params)) ?? "";
+  } catch {
+    text = "[unserializable]";
+  }
+  return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT)}...` : text;
+}
+
+/** A stable hash of the full parameters (key order does not matter); bounded work for huge inputs. */
+export function paramsHash(params: unknown): string {
+  const hash = createHash("sha256");
+  let budget = 1_000_000;
+  const visit = (value: unknown, depth: number): void => {
+    if (budget <= 0) return;
+    if (value === null || typeof value !== "object") {
+      const text = typeof value === "string" ? JSON.stringify(value) : String(value);
+      budget -= text.length;
+      hash.update(text);
+      return;
+    }
+    if (depth > 64) {
+      hash.update("[deep]");
+      return;
+    }
+    if (Array.isArray(value)) {
+      hash.update("[");
+      for (const item of value) visit(item, depth + 1);
+      hash.update("]");
+      return;
+    }
+    hash.update("{");
+    for (const key of Object.keys(value).sort()) {
+      hash.update(JSON.stringify(key));
+      visit((value as Record<string, unknown>)[key], depth + 1);
+    }
+    hash.update("}");
+  };
+  visit(params, 0);
+  return hash.digest("hex").slice(0, 16);
+}

@@ -1,0 +1,183 @@
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { AuditLog } from "./audit.ts";
+import { resolveConfig } from "./config.ts";
+import type { ClawosConfig } from "./config-schema.ts";
+import { Engine } from "./engine.ts";
+import { builtinManifestDir, loadManifestDir, ManifestRegistry, validateManifest, type ManifestLoad } from "./manifests.ts";
+import { SessionStore } from "./session-store.ts";
+import type { HookObservation, HostWiring, StatusSnapshot } from "./status.ts";
+
+/**
+ * One ClawOS runtime per process. OpenClaw calls `register()` several times per process (full and
+ * discovery registrations, config hot reloads), so the engine, its state and the record of which
+ * hooks fired live here and are shared by every registration.
+ */
+
+export interface RuntimeInputs {
+  rawConfig: unknown;
+  /** OpenClaw's state directory (OPENCLAW_STATE_DIR or ~/.openclaw). */
+  stateDir: string;
+  /** Resolves an operator path (~ and relative paths) the way the host does. */
+  resolvePath?: (path: string) => string;
+}
+
+export interface ClawosRuntime {
+  engine: Engine;
+  configErrors: string[];
+  configFingerprint: string;
+  hooks: Record<string, HookObservation>;
+  hostVersion?: string;
+  hostWiring: HostWiring;
+  fixCommand?: string;
+  startedAt: number;
+  stateDir: string;
+  exitHookInstalled: boolean;
+}
+
+const RUNTIME_KEY = Symbol.for("clawos.runtime");
+
+export function pluginVersion(): string {
+  try {
+    const dir = dirname(builtinManifestDir());
+    return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.OPENCLAW_STATE_DIR?.trim()) return env.OPENCLAW_STATE_DIR.trim();
+  const home = env.OPENCLAW_HOME?.trim() || env.HOME?.trim() || homedir();
+  return join(home, ".openclaw");
+}
+
+function expandPath(path: string, base: string, resolvePath?: (p: string) => string): string {
+  if (resolvePath) {
+    try {
+      return resolvePath(path);
+    } catch {
+      // Fall through to our own expansion.
+    }
+  }
+  if (path.startsWith("~/")) return join(process.env.OPENCLAW_HOME?.trim() || homedir(), path.slice(2));
+  return isAbsolute(path) ? path : resolve(base, path);
+}
+
+export function buildRegistry(config: ClawosConfig, base: string, resolvePath?: (p: string) => string): ManifestRegistry {
+  const loads: ManifestLoad[] = [loadManifestDir(builtinManifestDir())];
+  for (const dir of config.manifestDirs) loads.push(loadManifestDir(expandPath(dir, base, resolvePath)));
+  const inline: ManifestLoad = { entries: [], broken: [] };
+  config.manifests.forEach((manifest, index) => {
+    const result = validateManifest(manifest, `config manifests[${index}]`);
+    if (result.ok) inline.entries.push(result.entry);
+    else inline.broken.push(result.broken);
+  });
+  loads.push(inline);
+  return new ManifestRegistry(loads);
+}
+
+/** Config that blocks everything: what runs while the operator's config is invalid. */
+function failClosedConfig(): ClawosConfig {
+  const result = resolveConfig({ capabilities: { mode: "enforce", defaultAllow: false } });
+  if (!result.ok) throw new Error("ClawOS fail-closed defaults are invalid");
+  return result.config;
+}
+
+function createRuntime(inputs: RuntimeInputs): ClawosRuntime {
+  const resolved = resolveConfig(inputs.rawConfig);
+  const config = resolved.ok ? resolved.config : failClosedConfig();
+  const clawosDir = join(inputs.stateDir, "clawos");
+  const stateDirPath = config.state.dir ? expandPath(config.state.dir, inputs.stateDir, inputs.resolvePath) : join(clawosDir, "sessions");
+  const auditFile = config.audit.file ? expandPath(config.audit.file, inputs.stateDir, inputs.resolvePath) : join(clawosDir, "audit.jsonl");
+  const engine = new Engine({
+    config,
+    manifests: buildRegistry(config, inputs.stateDir, inputs.resolvePath),
+    store: new SessionStore({ dir: stateDirPath, maxSessions: config.state.maxSessions, maxSourcesPerSession: config.state.maxSourcesPerSession }),
+    audit: new AuditLog({ file: auditFile, recent: config.audit.recent }),
+  });
+  return {
+    engine,
+    configErrors: resolved.ok ? [] : resolved.errors,
+    configFingerprint: JSON.stringify(inputs.rawConfig ?? {}),
+    hooks: {},
+    hostWiring: "unknown",
+    startedAt: Date.now(),
+    stateDir: stateDirPath,
+    exitHookInstalled: false,
+  };
+}
+
+/**
+ * The process's runtime, created on first use. A later registration with a different config
+ * (hot reload) applies the new policy and manifests to the same engine, keeping session trust.
+ */
+export function obtainRuntime(inputs: RuntimeInputs): ClawosRuntime {
+  const global = globalThis as { [RUNTIME_KEY]?: ClawosRuntime };
+  let runtime = global[RUNTIME_KEY];
+  if (!runtime) {
+    runtime = createRuntime(inputs);
+    global[RUNTIME_KEY] = runtime;
+    installExitFlush(runtime);
+    return runtime;
+  }
+  const fingerprint = JSON.stringify(inputs.rawConfig ?? {});
+  if (fingerprint !== runtime.configFingerprint) {
+    const resolved = resolveConfig(inputs.rawConfig);
+    const config = resolved.ok ? resolved.config : failClosedConfig();
+    runtime.engine.applyConfig(config, buildRegistry(config, inputs.stateDir, inputs.resolvePath));
+    runtime.configErrors = resolved.ok ? [] : resolved.errors;
+    runtime.configFingerprint = fingerprint;
+  }
+  return runtime;
+}
+
+/** Drops the process runtime (tests). */
+export function resetRuntimeForTests(): void {
+  const global = globalThis as { [RUNTIME_KEY]?: ClawosRuntime };
+  global[RUNTIME_KEY]?.engine.flush();
+  delete global[RUNTIME_KEY];
+}
+
+function installExitFlush(runtime: ClawosRuntime): void {
+  if (runtime.exitHookInstalled) return;
+  runtime.exitHookInstalled = true;
+  // Audit records and unsaved session sources reach disk on any orderly exit, gateway_stop or not.
+  process.once("exit", () => runtime.engine.flush());
+}
+
+export function noteHookRegistered(runtime: ClawosRuntime, hook: string): void {
+  runtime.hooks[hook] ??= { registered: true, fired: 0 };
+  runtime.hooks[hook].registered = true;
+}
+
+export function noteHookFired(runtime: ClawosRuntime, hook: string): void {
+  const entry = (runtime.hooks[hook] ??= { registered: true, fired: 0 });
+  entry.fired++;
+  entry.lastAt = Date.now();
+}
+
+export function statusSnapshot(runtime: ClawosRuntime): StatusSnapshot {
+  const { engine } = runtime;
+  return {
+    pluginVersion: pluginVersion(),
+    hostVersion: runtime.hostVersion,
+    hostWiring: runtime.hostWiring,
+    fixCommand: runtime.fixCommand,
+    config: engine.config,
+    configErrors: runtime.configErrors,
+    manifests: engine.manifests.distinct(),
+    builtinSource: builtinManifestDir(),
+    brokenManifests: engine.manifests.broken,
+    hooks: runtime.hooks,
+    counts: engine.audit.counts,
+    unmanifestedTools: engine.audit.unmanifestedTools,
+    audit: engine.audit.health,
+    store: { ...engine.store.health, dir: runtime.stateDir, sessions: engine.store.size },
+    startedAt: runtime.startedAt,
+  };
+}
+
+export const moduleDir = dirname(fileURLToPath(import.meta.url));

@@ -1,0 +1,137 @@
+import type { AuditCounts, AuditHealth, DecisionRecord } from "./audit.ts";
+import type { ClawosConfig } from "./config-schema.ts";
+import type { BrokenManifest, ManifestEntry } from "./manifests.ts";
+import type { SessionTrust, StoreHealth, TaintSource } from "./session-store.ts";
+
+/**
+ * The `/clawos` report, built from a plain snapshot. Enforcement is claimed only from what was
+ * observed in this process (a gate that fired), never from registration alone.
+ */
+
+export interface HookObservation {
+  registered: boolean;
+  fired: number;
+  lastAt?: number;
+}
+
+export type HostWiring = "native" | "native-before-only" | "patched-legacy" | "unpatched-legacy" | "unknown";
+
+export interface StatusSnapshot {
+  pluginVersion: string;
+  hostVersion?: string;
+  hostWiring: HostWiring;
+  fixCommand?: string;
+  config: ClawosConfig;
+  configErrors: readonly string[];
+  manifests: readonly ManifestEntry[];
+  builtinSource: string;
+  brokenManifests: readonly BrokenManifest[];
+  hooks: Readonly<Record<string, HookObservation>>;
+  counts: AuditCounts;
+  unmanifestedTools: ReadonlyMap<string, number>;
+  audit: AuditHealth;
+  store: StoreHealth & { dir?: string; sessions: number };
+  startedAt: number;
+}
+
+/** The hooks that can decide a call, in the order the host runs them. */
+export const GATE_HOOKS = ["trusted_tool_policy", "before_tool_call"] as const;
+
+function when(at: number | undefined): string {
+  return at === undefined ? "never" : new Date(at).toISOString();
+}
+
+export function enforcementLine(s: StatusSnapshot): string {
+  const gates = GATE_HOOKS.map((name) => ({ name, ...(s.hooks[name] ?? { registered: false, fired: 0 }) }));
+  const fired = gates.filter((g) => g.fired > 0);
+  if (s.configErrors.length > 0) return "Enforcement: NOT ENFORCING as configured: the config is invalid, ClawOS blocks every call until it is fixed (see below).";
+  if (s.hostWiring === "unpatched-legacy") {
+    return `Enforcement: NOT ENFORCING: OpenClaw ${s.hostVersion ?? "(unknown version)"} never calls tool hooks. Fix: ${s.fixCommand ?? "npx clawos patch-host"}, then restart the gateway.`;
+  }
+  if (!s.config.layers.capabilities || s.config.capabilities.mode === "off") {
+    const overrides = Object.entries(s.config.capabilities.overrides).filter(([, mode]) => mode === "enforce");
+    if (!s.config.layers.capabilities || overrides.length === 0) return "Enforcement: NOT ENFORCING: capability control is off.";
+  }
+  if (gates.every((g) => !g.registered)) return "Enforcement: NOT ENFORCING: no gate is registered with the host.";
+  if (fired.length === 0) {
+    return "Enforcement: NOT ENFORCING (not yet observed): the gate is registered but has not fired in this process; it is confirmed by the first tool call.";
+  }
+  const last = Math.max(...fired.map((g) => g.lastAt ?? 0));
+  const how = fired.map((g) => `${g.name} fired ${g.fired}x`).join(", ");
+  const enforcing = s.config.capabilities.mode === "enforce" || Object.values(s.config.capabilities.overrides).includes("enforce");
+  if (!enforcing) return `Enforcement: NOT ENFORCING: mode audit records would-blocks and blocks nothing (gate observed: ${how}, last ${when(last)}).`;
+  const partial = s.config.capabilities.mode !== "enforce" ? " for the tools overridden to enforce" : "";
+  return `Enforcement: ENFORCING${partial} (gate observed: ${how}, last ${when(last)}).`;
+}
+
+export function formatStatus(s: StatusSnapshot): string {
+  const c = s.config;
+  const overrides = Object.entries(c.capabilities.overrides).map(([tool, mode]) => `${tool}=${mode}`);
+  const builtin = s.manifests.filter((m) => m.source.startsWith(s.builtinSource)).length;
+  const lines = [
+    `ClawOS ${s.pluginVersion} on OpenClaw ${s.hostVersion ?? "(version unknown)"} (tool hooks: ${s.hostWiring})`,
+    enforcementLine(s),
+    `L1 input trust tagging: ${c.layers.tagging ? "on" : "OFF (every session counts as owner)"}`,
+    `L2 capability control: ${c.layers.capabilities ? c.capabilities.mode : "off (layer disabled)"}; overrides: ${overrides.length ? overrides.join(", ") : "none"}; tools without a manifest: ${c.capabilities.defaultAllow ? "allowed" : "blocked"}; denied capabilities: ${c.capabilities.deny.length ? c.capabilities.deny.join(", ") : "none"}`,
+    `Sub-agents: start at most ${c.subagent.maxTrust}; denied: ${c.subagent.denyCapabilities.join(", ") || "none"}`,
+    "Hooks (registered / fired in this process):",
+    ...Object.entries(s.hooks).map(
+      ([name, h]) => `  ${name.padEnd(22)} ${h.registered ? "registered" : "NOT registered"}, fired ${h.fired}x, last ${when(h.lastAt)}`,
+    ),
+    `Manifests: ${s.manifests.length} loaded (${builtin} built-in, ${s.manifests.length - builtin} from the operator); invalid: ${s.brokenManifests.length === 0 ? "none" : s.brokenManifests.map((b) => `${b.tool ?? b.source}`).join(", ")}`,
+    `Tools seen without a manifest: ${s.unmanifestedTools.size === 0 ? "none" : [...s.unmanifestedTools].map(([tool, n]) => `${tool} (${n})`).join(", ")}`,
+    `Decisions since ${when(s.startedAt)}: ${s.counts.decisions} (allow ${s.counts.allow}, block ${s.counts.block}, would-block ${s.counts.wouldBlock}, internal errors ${s.counts.errors}); trust changes ${s.counts.trustChanges}`,
+    `Audit log: ${s.audit.file ?? "(no file)"}: ${s.audit.written} records written, ${s.audit.writeErrors} write errors${s.audit.lastWriteError ? ` (last: ${s.audit.lastWriteError})` : ""}`,
+    `Session state: ${s.store.dir ?? "(memory only)"}: ${s.store.sessions} sessions in memory, ${s.store.readErrors} unreadable, ${s.store.writeErrors} write errors${s.store.lastReadError ? ` (last unreadable: ${s.store.lastReadError})` : ""}${s.store.lastWriteError ? ` (last write error: ${s.store.lastWriteError})` : ""}`,
+  ];
+  if (s.configErrors.length) lines.push("Config errors:", ...s.configErrors.map((e) => `  ${e}`));
+  for (const bad of s.brokenManifests) lines.push(`Invalid manifest ${bad.source}: ${bad.errors.join(" ")}`);
+  return lines.join("\n");
+}
+
+function sourceText(source: TaintSource): string {
+  const call = source.callId ? ` (call ${source.callId})` : "";
+  return `${new Date(source.at).toISOString()}  ${source.level.padEnd(9)} ${source.label}${call}`;
+}
+
+export function formatSession(key: string | undefined, state: SessionTrust | undefined, isSubagent: boolean): string {
+  if (!key) return "ClawOS: this command has no session to report on.";
+  if (!state) return `Session ${key}: owner (nothing has lowered its trust${isSubagent ? "; a sub-agent" : ""}).`;
+  const lines = [
+    `Session ${key}${isSubagent ? " (sub-agent)" : ""}: input trust ${state.trust}${state.shadow && state.shadow !== state.trust ? ` (${state.shadow} if enforced: audit mode let lower content in)` : ""}`,
+  ];
+  if (state.parent) lines.push(`Parent session: ${state.parent}`);
+  if (state.stateError) lines.push(`State problem: ${state.stateError} (treated as untrusted)`);
+  lines.push("What lowered it:", ...(state.lowered.length ? state.lowered.map((s) => `  ${sourceText(s)}`) : ["  nothing"]));
+  if (state.recent.length) lines.push("Recent inputs at or below this level:", ...state.recent.map((s) => `  ${sourceText(s)}`));
+  if (state.trust !== "owner") lines.push("To raise it: start a new session (/new), or as the owner run /clawos trust reset after reviewing the inputs above.");
+  return lines.join("\n");
+}
+
+export function formatAudit(records: readonly DecisionRecord[], byToolRule: Iterable<{ tool: string; rule: string; wouldBlock: number; block: number }>): string {
+  const lines = [`Last ${records.length} decisions:`];
+  for (const { at, decision: d, context } of records) {
+    lines.push(
+      `  ${new Date(at).toISOString()} ${d.effect.padEnd(11)} ${d.tool}${d.via ? ` via ${d.via}` : ""} [${d.mode}] trust=${d.inputTrust} session=${context.sessionKey ?? "-"}${d.rules.length ? ` rules=${d.rules.map((r) => r.rule).join(",")}` : ""}`,
+    );
+  }
+  const rows = [...byToolRule].sort((a, b) => b.wouldBlock + b.block - (a.wouldBlock + a.block));
+  lines.push("Rollout report (since start): would-block / block per tool and rule:");
+  if (rows.length === 0) lines.push("  none: nothing would have been blocked.");
+  for (const r of rows) lines.push(`  ${r.tool.padEnd(20)} ${r.rule.padEnd(28)} would-block ${r.wouldBlock}, block ${r.block}`);
+  lines.push("A tool whose would-blocks are all unwanted is ready for enforce; for one with expected uses, add an override or a manifest first.");
+  return lines.join("\n");
+}
+
+export function formatManifests(entries: readonly ManifestEntry[], tool?: string): string {
+  const list = tool ? entries.filter((e) => e.manifest.tool === tool || e.manifest.aliases?.includes(tool)) : entries;
+  if (list.length === 0) return `No manifest for ${tool}. Tools without a manifest follow capabilities.defaultAllow.`;
+  if (tool) return list.map((e) => `${JSON.stringify(e.manifest, null, 2)}\n(source: ${e.source})`).join("\n");
+  return [
+    `${list.length} manifests (tool: capabilities | min input trust -> output trust | risk):`,
+    ...list
+      .slice()
+      .sort((a, b) => a.manifest.tool.localeCompare(b.manifest.tool))
+      .map((e) => `  ${e.manifest.tool}: ${e.manifest.capabilities.join(", ") || "(meta)"} | ${e.manifest.minInputTrust} -> ${e.manifest.outputTrust} | ${e.manifest.riskLevel}`),
+  ].join("\n");
+}

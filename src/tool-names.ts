@@ -1,0 +1,76 @@
+/**
+ * How a tool call is named and what it really runs. Meta tools (Tool Search's `tool_call`,
+ * Code Mode's outer `exec`) are resolved to the tool behind them, so the real tool is what
+ * gets checked.
+ */
+
+/** OpenClaw tool names: lower-case ASCII, at most 64 characters for MCP and plugin tools. */
+const VALID_TOOL_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+
+export const TOOL_CALL = "tool_call";
+/** Virtual name of Code Mode's outer call: the host names it `exec` with toolKind code_mode_exec. */
+export const CODE_MODE_EXEC = "code_mode_exec";
+
+export interface ResolvedTool {
+  /** The name the call arrived with, as given by the host. */
+  readonly requested: string;
+  /** The normalized name of the tool that actually runs (the inner tool for `tool_call`). */
+  readonly name: string;
+  /** The meta tool the call came through, if any. */
+  readonly via?: string;
+  /** False when the name cannot be a real OpenClaw tool name (look-alike characters, too long, empty). */
+  readonly validName: boolean;
+  /** Set when a meta call's target could not be read from its parameters. */
+  readonly unresolved?: string;
+}
+
+/** NFKC folds compatibility forms (full-width letters and the like); case and whitespace are not identity. */
+export function normalizeToolName(raw: unknown): { name: string; valid: boolean } {
+  if (typeof raw !== "string") return { name: "", valid: false };
+  const name = raw.normalize("NFKC").trim().toLowerCase();
+  return { name, valid: VALID_TOOL_NAME.test(name) };
+}
+
+/**
+ * Reads a Tool Search catalog id: `openclaw:core:exec` and `openclaw:<plugin>:<tool>` name the tool
+ * itself, `mcp:<server>:<tool>` names the MCP tool `<server>__<tool>`; a bare name is itself.
+ */
+export function catalogIdToToolName(id: string): string {
+  const parts = id.split(":");
+  if (parts.length >= 3 && parts[0] === "openclaw") return parts.slice(2).join(":");
+  if (parts.length >= 3 && parts[0] === "mcp") return `${parts[1]}__${parts.slice(2).join(":")}`;
+  return id;
+}
+
+function readTarget(params: unknown): string | undefined {
+  if (!params || typeof params !== "object") return undefined;
+  const record = params as Record<string, unknown>;
+  for (const key of ["id", "name", "tool"]) {
+    const value = record[key];
+    if (typeof value === "string" && value.trim()) return value.trim();
+  }
+  return undefined;
+}
+
+export function resolveTool(toolName: unknown, params: unknown, toolKind?: unknown): ResolvedTool {
+  const requested = typeof toolName === "string" ? toolName : String(toolName);
+  const outer = normalizeToolName(toolName);
+  if (toolKind === CODE_MODE_EXEC) {
+    return { requested, name: CODE_MODE_EXEC, validName: true };
+  }
+  if (outer.name === TOOL_CALL) {
+    const target = readTarget(params);
+    if (!target) return { requested, name: TOOL_CALL, via: TOOL_CALL, validName: true, unresolved: "no tool id in its parameters" };
+    const inner = normalizeToolName(catalogIdToToolName(target));
+    return { requested, name: inner.name, via: TOOL_CALL, validName: inner.valid };
+  }
+  return { requested, name: outer.name, validName: outer.valid };
+}
+
+/** Tool Search's inner call ids look like `tool_search_code:<outer call id>:<tool>:<n>`. */
+export function outerCallIdOf(toolCallId: string | undefined): string | undefined {
+  if (!toolCallId || !toolCallId.startsWith("tool_search_code:")) return undefined;
+  const rest = toolCallId.slice("tool_search_code:".length);
+  const parts = rest.split(":");
+  return parts.length >= 3 ? parts.slice(0, -2).join(":") : undefined;
+}

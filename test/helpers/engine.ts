@@ -1,0 +1,61 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AuditLog } from "../../src/audit.ts";
+import { resolveConfig } from "../../src/config.ts";
+import type { ClawosConfig } from "../../src/config-schema.ts";
+import { Engine, type ToolCall } from "../../src/engine.ts";
+import { SessionStore } from "../../src/session-store.ts";
+import { buildRegistry } from "../../src/runtime.ts";
+
+/** Builds a real engine (built-in manifests, real store and audit) for unit tests. */
+export function makeConfig(raw: unknown = {}): ClawosConfig {
+  const result = resolveConfig(raw);
+  if (!result.ok) throw new Error(result.errors.join("\n"));
+  return result.config;
+}
+
+export interface TestEngine {
+  engine: Engine;
+  config: ClawosConfig;
+  dir: string;
+  auditFile: string;
+  clock: { now: number };
+}
+
+export function makeEngine(raw: unknown = {}, options: { dir?: string; durable?: boolean } = {}): TestEngine {
+  const config = makeConfig(raw);
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), "clawos-test-"));
+  const clock = { now: Date.parse("2026-11-22T10:00:00Z") };
+  const now = () => clock.now;
+  const auditFile = join(dir, "audit.jsonl");
+  const engine = new Engine({
+    config,
+    manifests: buildRegistry(config, dir),
+    store: new SessionStore({
+      dir: options.durable === false ? undefined : join(dir, "sessions"),
+      maxSessions: config.state.maxSessions,
+      maxSourcesPerSession: config.state.maxSourcesPerSession,
+      now,
+    }),
+    audit: new AuditLog({ file: auditFile, recent: config.audit.recent, now }),
+    now,
+  });
+  return { engine, config, dir, auditFile, clock };
+}
+
+export const OWNER = { channel: "webchat", senderId: "owner-1", senderIsOwner: true } as const;
+export const STRANGER = { channel: "telegram", senderId: "999", senderIsOwner: false } as const;
+
+export function call(toolName: string, extra: Partial<ToolCall> = {}): ToolCall {
+  return {
+    toolName,
+    params: {},
+    sessionKey: "agent:main:main",
+    agentId: "main",
+    isSubagent: false,
+    requester: OWNER,
+    toolCallId: `call-${Math.random().toString(36).slice(2)}`,
+    ...extra,
+  };
+}
