@@ -8,8 +8,7 @@ import {
   statusSnapshot,
   type ClawosRuntime,
 } from "./runtime.ts";
-import { formatAudit, formatManifests, formatSession, formatStatus, type HostWiring } from "./status.ts";
-import { detectHostWiring, findOpenClawPackageDir } from "./legacy-host.ts";
+import { formatAudit, formatManifests, formatSession, formatStatus } from "./status.ts";
 
 /**
  * The host adapter: the only module that knows OpenClaw's hook events, contexts and plugin API.
@@ -36,12 +35,29 @@ import { POLICY_ID } from "./ids.ts";
 
 const SUBAGENT_REST = /^subagent:/;
 
+/** The host's own classifier, when its SDK is reachable from here (see `loadHostSessionKeyClassifier`). */
+let hostIsSubagentSessionKey: ((key: string) => boolean) | undefined;
+
+/** Uses the host's `isSubagentSessionKey` when the plugin SDK can be imported; the mirror below otherwise. */
+export function loadHostSessionKeyClassifier(): Promise<void> {
+  const specifier = "openclaw/plugin-sdk/routing";
+  return import(specifier).then(
+    (mod: { isSubagentSessionKey?: (key: string) => boolean }) => {
+      if (typeof mod.isSubagentSessionKey === "function") hostIsSubagentSessionKey = mod.isSubagentSessionKey;
+    },
+    () => undefined,
+  );
+}
+
 /**
- * Sub-agent and ACP child sessions. Mirrors the host's own classifier (`isSubagentSessionKey`:
- * the part after `agent:<id>:` starts with `subagent:`); an ACP child has an `acp` segment.
+ * Sub-agent and ACP child sessions: the host's classifier (the part after `agent:<id>:` starts
+ * with `subagent:`) or our mirror of it, plus ACP children (`agent:<id>:acp:<uuid>`).
+ * A key that merely contains `subagent` further in (a spoof inside a normal key) is not a child,
+ * which only matters for the stricter child rules; its trust still comes from its own inputs.
  */
 export function isSubagentSessionKey(sessionKey: string | undefined): boolean {
   if (!sessionKey) return false;
+  if (hostIsSubagentSessionKey?.(sessionKey) === true) return true;
   const key = sessionKey.trim().toLowerCase();
   if (SUBAGENT_REST.test(key)) return true;
   const parts = key.split(":");
@@ -194,19 +210,13 @@ export function handleCommand(runtime: ClawosRuntime, ctx: AnyRecord): { text: s
 function detectHost(runtime: ClawosRuntime, api: HostApi): void {
   if (runtime.hostVersion) return;
   runtime.hostVersion = api.runtime?.version;
-  const dir = findOpenClawPackageDir();
-  const detected = dir ? detectHostWiring(dir) : undefined;
-  if (detected) {
-    runtime.hostVersion ??= detected.version;
-    runtime.hostWiring = detected.wiring as HostWiring;
-    runtime.fixCommand = detected.fixCommand;
-  }
   if (runtime.hostWiring === "unknown" && typeof api.registerTrustedToolPolicy === "function") runtime.hostWiring = "native";
 }
 
 /** Registers every ClawOS hook and the /clawos command with one plugin API instance. */
 export function registerClawos(api: HostApi): ClawosRuntime {
   const stateDir = api.runtime?.state?.resolveStateDir?.(process.env) ?? defaultStateDir();
+  void loadHostSessionKeyClassifier();
   const runtime = obtainRuntime({ rawConfig: api.pluginConfig, stateDir, resolvePath: api.resolvePath?.bind(api) });
   detectHost(runtime, api);
   const { logger } = api;

@@ -9,7 +9,8 @@ import type { TrustLevel } from "./trust.ts";
 /**
  * The audit log: one JSON line per decision and per trust change, written by pino to a file.
  * The gate only enqueues a record (no serialisation, no I/O on the tool call's path); a
- * setImmediate drain turns records into lines, and `flush()` drains synchronously at shutdown.
+ * setImmediate drain turns the batch into lines and writes them, and `flush()` drains
+ * synchronously at shutdown.
  * Counters and a ring of recent decisions serve `/clawos` without reading the file back.
  */
 
@@ -95,7 +96,9 @@ export class AuditLog {
         this.lost = true;
       }
       if (fd !== undefined) {
-        this.destination = pino.destination({ fd, sync: false, minLength: 0 });
+        // Synchronous writes, batched: the drain runs off the tool call's path, lines stay in order
+        // and no write is ever in flight when the process exits.
+        this.destination = pino.destination({ fd, sync: true, minLength: 8 * 1024 });
         this.destination.on("error", (error: Error) => this.noteWriteError(error));
         this.logger = pino(
           // Every line carries the record format version in place of pino's level.
@@ -137,14 +140,9 @@ export class AuditLog {
     return ordered.slice(Math.max(0, ordered.length - n));
   }
 
-  /** Writes everything queued and waits for nothing: safe in exit handlers. */
+  /** Writes everything queued, synchronously: safe in exit handlers. */
   flush(): void {
     this.drain();
-    try {
-      this.destination?.flushSync();
-    } catch (error) {
-      this.noteWriteError(error);
-    }
   }
 
   /** Flushes and closes the file (gateway stop). */
@@ -194,6 +192,11 @@ export class AuditLog {
       } catch (error) {
         this.noteWriteError(error);
       }
+    }
+    try {
+      this.destination?.flushSync();
+    } catch (error) {
+      this.noteWriteError(error);
     }
   }
 

@@ -217,7 +217,13 @@ export class SessionStore {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT" && this.dirExists()) return this.fresh(key, initial);
-      return this.unreadable(key, code === "ENOENT" ? `state directory ${this.dir} is missing` : `state file cannot be read (${code ?? (error as Error).message})`);
+      if (code === "ENOENT") {
+        // The directory vanished: what it held is lost. This session fails closed; the directory is
+        // recreated so later sessions and trust changes are durable again.
+        this.recreateDir();
+        return this.unreadable(key, `state directory ${this.dir} was missing (state lost)`);
+      }
+      return this.unreadable(key, `state file cannot be read (${code ?? (error as Error).message})`);
     }
     try {
       const record = JSON.parse(text) as StoredRecord;
@@ -236,6 +242,14 @@ export class SessionStore {
       };
     } catch (error) {
       return this.unreadable(key, `state file is corrupt (${(error as Error).message})`);
+    }
+  }
+
+  private recreateDir(): void {
+    try {
+      mkdirSync(this.dir as string, { recursive: true });
+    } catch {
+      // Reported by the next write.
     }
   }
 

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SessionStore, type TaintSource } from "../../src/session-store.ts";
+import { call, makeEngine } from "../helpers/engine.ts";
+
+const KEY = "agent:main:main";
+const untrusted: TaintSource = { level: "untrusted", kind: "tool", label: "the result of web_fetch", tool: "web_fetch", callId: "c1", at: 1 };
+
+function store(dir: string, maxSessions = 100) {
+  return new SessionStore({ dir, maxSessions, maxSourcesPerSession: 4 });
+}
+
+describe("session store durability", () => {
+  it("a restart keeps the taint: a new store on the same directory reads it back", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
+    const first = store(dir);
+    first.lower(KEY, untrusted);
+    const second = store(dir);
+    expect(second.get(KEY).trust).toBe("untrusted");
+    expect(second.get(KEY).lowered[0]).toMatchObject({ tool: "web_fetch", callId: "c1" });
+  });
+
+  it("an engine restarted on the same state blocks what the tainted session asked before", () => {
+    const { engine, dir } = makeEngine({ capabilities: { mode: "enforce" } });
+    engine.gate(call("web_fetch", { toolCallId: "w1" }));
+    engine.observeResult({ toolName: "web_fetch", toolCallId: "w1", sessionKey: KEY, isSubagent: false });
+    const restarted = makeEngine({ capabilities: { mode: "enforce" } }, { dir }).engine;
+    expect(restarted.gate(call("exec")).outcome).toBe("block");
+  });
+
+  it("eviction from memory does not clean a session", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
+    const s = store(dir, 2);
+    s.lower(KEY, untrusted);
+    s.get("b");
+    s.get("c");
+    expect(s.peek(KEY)).toBeUndefined();
+    expect(s.get(KEY).trust).toBe("untrusted");
+  });
+
+  it("a truncated or hand-edited state file makes the session untrusted, with the reason", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
+    const s = store(dir);
+    s.lower(KEY, { ...untrusted, level: "community" });
+    const file = s.fileOf(KEY);
+    writeFileSync(file, '{"v":1,"key":"agent:main:main","tru');
+    const truncated = store(dir).get(KEY);
+    expect(truncated.trust).toBe("untrusted");
+    expect(truncated.stateError).toMatch(/corrupt/);
+    writeFileSync(file, JSON.stringify({ v: 1, key: KEY, trust: "root", lowered: [], recent: [] }));
+    expect(store(dir).get(KEY).trust).toBe("untrusted");
+    // An edit that claims a higher level than the session starts at cannot raise it.
+    writeFileSync(file, JSON.stringify({ v: 1, key: KEY, trust: "owner", lowered: [], recent: [], updatedAt: 1 }));
+    expect(store(dir).get(KEY, "verified").trust).toBe("verified");
+  });
+
+  it("a file copied from another session does not apply", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
+    const s = store(dir);
+    s.lower("other", untrusted);
+    writeFileSync(s.fileOf(KEY), JSON.stringify({ v: 1, key: "other", trust: "owner", lowered: [], recent: [] }));
+    expect(store(dir).get(KEY).trust).toBe("untrusted");
+  });
+
+  it("a missing state directory fails closed for sessions not in memory, and is recreated on write", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
+    const s = store(dir);
+    rmSync(dir, { recursive: true, force: true });
+    const state = s.get("fresh-session");
+    expect(state.trust).toBe("untrusted");
+    expect(state.stateError).toMatch(/was missing/);
+    expect(s.health.readErrors).toBe(1);
+    s.lower("next-session", { ...untrusted, level: "community" });
+    expect(s.get("next-session").trust).toBe("community");
+    expect(readdirSync(dir).length).toBe(1);
+  });
+
+  it("an unreadable state file fails closed", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
+    const s = store(dir);
+    // A directory where the file should be cannot be read, even by root (EISDIR).
+    mkdirSync(s.fileOf(KEY));
+    const state = store(dir).get(KEY);
+    expect(state.trust).toBe("untrusted");
+    expect(state.stateError).toMatch(/cannot be read \(EISDIR\)/);
+  });
+
+  it("write failures are counted and reported, and the trust in memory stays lowered", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
+    const sessions = join(dir, "sessions");
+    const s = store(sessions);
+    s.lower(KEY, { ...untrusted, level: "community" });
+    rmSync(sessions, { recursive: true });
+    writeFileSync(sessions, "a file where the directory was");
+    s.lower(KEY, untrusted);
+    expect(s.get(KEY).trust).toBe("untrusted");
+    expect(s.health.writeErrors).toBe(1);
+    expect(s.health.lastWriteError).toMatch(/ENOTDIR|EEXIST/);
+  });
+});
