@@ -171,11 +171,33 @@ export class Engine {
         decision,
       });
     }
+    if (decision.outcome === "allow" && capabilities?.includes("message:send")) this.taintTargetSession(call, tool, trust);
     if (decision.outcome === "allow" && call.sessionKey && capabilities?.includes("session:spawn")) {
       const at = this.now();
       this.pendingSpawns = this.pendingSpawns.filter((p) => at - p.at < SPAWN_WINDOW_MS).slice(-63);
       this.pendingSpawns.push({ parentKey: call.sessionKey, trust, at });
     }
+  }
+
+  /**
+   * A message one session sends into another (sessions_send and the like) enters the target's
+   * context at the sender's trust. Short keys ("main") are the sender agent's sessions.
+   */
+  private taintTargetSession(call: ToolCall, tool: ResolvedTool, trust: TrustLevel): void {
+    if (!this.config.layers.tagging || trust === "owner") return;
+    const params = (tool.via ? (call.params as { args?: unknown } | undefined)?.args : call.params) as Record<string, unknown> | undefined;
+    const raw = params?.sessionKey ?? params?.targetSessionKey;
+    if (typeof raw !== "string" || !raw.trim()) return;
+    const target = raw.includes(":") ? raw.trim() : `agent:${call.agentId ?? "main"}:${raw.trim()}`;
+    if (target === call.sessionKey) return;
+    this.lowerSession(target, {
+      level: trust,
+      kind: "message",
+      label: `a message sent by session ${call.sessionKey ?? "(unknown)"} through ${tool.name}`,
+      tool: tool.name,
+      callId: call.toolCallId,
+      at: this.now(),
+    });
   }
 
   private contextOf(call: ToolCall, taint: readonly TaintSource[]): DecisionContext {

@@ -113,6 +113,20 @@ describe("engine: L1 taint", () => {
   });
 });
 
+describe("engine: cross-session messages", () => {
+  it("a verified session's sessions_send lowers the target session to verified", () => {
+    const { engine } = makeEngine(ENFORCE);
+    const sender = "agent:main:slack:channel:c1";
+    engine.gate(call("read", { sessionKey: sender, requester: { channel: "slack", senderId: "U1" } }));
+    // community cannot send; a verified sender can, and the target inherits its level.
+    expect(engine.gate(call("sessions_send", { sessionKey: sender, requester: { channel: "slack", senderId: "U1" }, params: { sessionKey: "main", message: "hi" } })).outcome).toBe("block");
+    const trusted = makeEngine({ ...ENFORCE, trustedSenders: [{ channel: "slack", senderId: "U1" }] }).engine;
+    expect(trusted.gate(call("sessions_send", { sessionKey: sender, requester: { channel: "slack", senderId: "U1" }, params: { sessionKey: "main", message: "hi" } })).outcome).toBe("allow");
+    expect(trusted.store.peek(MAIN)?.trust).toBe("verified");
+    expect(trusted.store.peek(MAIN)?.lowered[0].label).toContain(`sent by session ${sender}`);
+  });
+});
+
 describe("engine: meta tools", () => {
   it("tool_call is checked as its inner tool, and the inner hook call is not counted twice", () => {
     const { engine } = makeEngine(ENFORCE);
