@@ -8,6 +8,7 @@ import {
   statusSnapshot,
   type ClawosRuntime,
 } from "./runtime.ts";
+import { detectHostWiring, findOpenClawPackageDir } from "./legacy-host.ts";
 import { formatAudit, formatManifests, formatSession, formatStatus } from "./status.ts";
 
 /**
@@ -207,10 +208,29 @@ export function handleCommand(runtime: ClawosRuntime, ctx: AnyRecord): { text: s
   }
 }
 
+/**
+ * How the host wires tool hooks, from the installed package (version and patch marker). The
+ * status report weighs this against what was observed: a gate that fired is proof either way.
+ */
 function detectHost(runtime: ClawosRuntime, api: HostApi): void {
-  if (runtime.hostVersion) return;
+  if (runtime.hostWiring !== "unknown") return;
   runtime.hostVersion = api.runtime?.version;
+  try {
+    const dir = findOpenClawPackageDir();
+    if (dir) {
+      const report = detectHostWiring(dir);
+      runtime.hostVersion ??= report.version || undefined;
+      runtime.hostWiring = report.wiring;
+      runtime.fixCommand = report.fixCommand;
+    }
+  } catch {
+    // Detection is advisory; the hooks that fire decide what the status says.
+  }
   if (runtime.hostWiring === "unknown" && typeof api.registerTrustedToolPolicy === "function") runtime.hostWiring = "native";
+}
+
+function gateObserved(runtime: ClawosRuntime): boolean {
+  return (runtime.hooks.before_tool_call?.fired ?? 0) > 0 || (runtime.hooks.trusted_tool_policy?.fired ?? 0) > 0;
 }
 
 /** Registers every ClawOS hook and the /clawos command with one plugin API instance. */
@@ -223,7 +243,7 @@ export function registerClawos(api: HostApi): ClawosRuntime {
   if (runtime.configErrors.length > 0) {
     logger.error(`clawos: invalid config, every tool call is blocked until it is fixed: ${runtime.configErrors.join(" ")}`);
   }
-  if (runtime.hostWiring === "unpatched-legacy") {
+  if (runtime.hostWiring === "unpatched-legacy" && !gateObserved(runtime)) {
     logger.error(`clawos: NOT ENFORCING: OpenClaw ${runtime.hostVersion} never calls tool hooks. Fix: ${runtime.fixCommand ?? "npx clawos patch-host"}`);
   }
 

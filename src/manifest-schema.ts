@@ -14,10 +14,10 @@ export const TrustLevelSchema = trustLevelSchema();
 export const RISK_LEVELS = ["low", "medium", "high", "critical"] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 
-/** A tool name as OpenClaw registers it: lower-case letters, digits, `_`, `-`, `.`. */
-export const TOOL_NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]{0,127}$";
+/** A tool name as OpenClaw registers it: lower-case letters, digits, `_`, `-`, `.`; at most 64 characters. */
+export const TOOL_NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]{0,63}$";
 /** A name pattern for families of tools, e.g. MCP tools `github__*`. Only `*` is special. */
-export const TOOL_PATTERN_PATTERN = "^[a-z0-9_.*-]{1,128}$";
+export const TOOL_PATTERN_PATTERN = "^[a-z0-9_.*-]{1,64}$";
 
 /**
  * The capability manifest of one tool. Built-in manifests (`manifests/*.json`) and operators'

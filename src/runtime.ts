@@ -34,7 +34,7 @@ export interface ClawosRuntime {
   fixCommand?: string;
   startedAt: number;
   stateDir: string;
-  exitHookInstalled: boolean;
+  exitFlush?: () => void;
 }
 
 const RUNTIME_KEY = Symbol.for("clawos.runtime");
@@ -66,8 +66,16 @@ function expandPath(path: string, base: string, resolvePath?: (p: string) => str
   return isAbsolute(path) ? path : resolve(base, path);
 }
 
+let builtinLoad: ManifestLoad | undefined;
+
+/** The built-in manifests, read once per process: they ship with the package and do not change. */
+function builtinManifests(): ManifestLoad {
+  builtinLoad ??= loadManifestDir(builtinManifestDir());
+  return builtinLoad;
+}
+
 export function buildRegistry(config: ClawosConfig, base: string, resolvePath?: (p: string) => string): ManifestRegistry {
-  const loads: ManifestLoad[] = [loadManifestDir(builtinManifestDir())];
+  const loads: ManifestLoad[] = [builtinManifests()];
   for (const dir of config.manifestDirs) loads.push(loadManifestDir(expandPath(dir, base, resolvePath)));
   const inline: ManifestLoad = { entries: [], broken: [] };
   config.manifests.forEach((manifest, index) => {
@@ -106,7 +114,6 @@ function createRuntime(inputs: RuntimeInputs): ClawosRuntime {
     hostWiring: "unknown",
     startedAt: Date.now(),
     stateDir: stateDirPath,
-    exitHookInstalled: false,
   };
 }
 
@@ -134,18 +141,21 @@ export function obtainRuntime(inputs: RuntimeInputs): ClawosRuntime {
   return runtime;
 }
 
-/** Drops the process runtime (tests). */
+/** Drops the process runtime as a process exit would: flushed and closed (tests, replay). */
 export function resetRuntimeForTests(): void {
   const global = globalThis as { [RUNTIME_KEY]?: ClawosRuntime };
-  global[RUNTIME_KEY]?.engine.flush();
+  const runtime = global[RUNTIME_KEY];
+  if (!runtime) return;
+  runtime.engine.flush();
+  runtime.engine.audit.close();
+  if (runtime.exitFlush) process.removeListener("exit", runtime.exitFlush);
   delete global[RUNTIME_KEY];
 }
 
 function installExitFlush(runtime: ClawosRuntime): void {
-  if (runtime.exitHookInstalled) return;
-  runtime.exitHookInstalled = true;
   // Audit records and unsaved session sources reach disk on any orderly exit, gateway_stop or not.
-  process.once("exit", () => runtime.engine.flush());
+  runtime.exitFlush = () => runtime.engine.flush();
+  process.once("exit", runtime.exitFlush);
 }
 
 export function noteHookRegistered(runtime: ClawosRuntime, hook: string): void {

@@ -1,5 +1,6 @@
 import type { AuditCounts, AuditHealth, DecisionRecord } from "./audit.ts";
 import type { ClawosConfig } from "./config-schema.ts";
+import type { HostWiring } from "./legacy-host.ts";
 import type { BrokenManifest, ManifestEntry } from "./manifests.ts";
 import type { SessionTrust, StoreHealth, TaintSource } from "./session-store.ts";
 
@@ -14,7 +15,7 @@ export interface HookObservation {
   lastAt?: number;
 }
 
-export type HostWiring = "native" | "native-before-only" | "patched-legacy" | "unpatched-legacy" | "unknown";
+export type { HostWiring };
 
 export interface StatusSnapshot {
   pluginVersion: string;
@@ -45,7 +46,7 @@ export function enforcementLine(s: StatusSnapshot): string {
   const gates = GATE_HOOKS.map((name) => ({ name, ...(s.hooks[name] ?? { registered: false, fired: 0 }) }));
   const fired = gates.filter((g) => g.fired > 0);
   if (s.configErrors.length > 0) return "Enforcement: NOT ENFORCING as configured: the config is invalid, ClawOS blocks every call until it is fixed (see below).";
-  if (s.hostWiring === "unpatched-legacy") {
+  if (s.hostWiring === "unpatched-legacy" && fired.length === 0) {
     return `Enforcement: NOT ENFORCING: OpenClaw ${s.hostVersion ?? "(unknown version)"} never calls tool hooks. Fix: ${s.fixCommand ?? "npx clawos patch-host"}, then restart the gateway.`;
   }
   if (!s.config.layers.capabilities || s.config.capabilities.mode === "off") {

@@ -1,0 +1,18 @@
+// A clean ClawOS plugin directory for the gateway to load: the plugin's files plus production
+// dependencies (scripts/stage-plugin.sh). Staged once per test process.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const REPO = resolve(import.meta.dirname, "../..");
+let staged: string | undefined;
+
+export function stagedClawos(): string {
+  if (!staged) {
+    const dir = join(mkdtempSync(join(tmpdir(), "clawos-staged-")), "clawos");
+    execFileSync("bash", [join(REPO, "scripts/stage-plugin.sh"), dir], { stdio: ["ignore", "pipe", "inherit"] });
+    staged = dir;
+  }
+  return staged;
+}
