@@ -262,15 +262,20 @@ export function registerClawos(api: HostApi): ClawosRuntime {
   }
 
   const observe = (hook: string, handler: Handler) => {
-    api.on(hook, (event, ctx) => {
-      try {
-        return handler(event, ctx);
-      } catch (error) {
-        logger.error(`clawos: ${hook} handler failed: ${(error as Error).message}`);
-        return undefined;
-      }
-    });
-    noteHookRegistered(runtime, hook);
+    try {
+      api.on(hook, (event, ctx) => {
+        try {
+          return handler(event, ctx);
+        } catch (error) {
+          logger.error(`clawos: ${hook} handler failed: ${(error as Error).message}`);
+          return undefined;
+        }
+      });
+      noteHookRegistered(runtime, hook);
+    } catch (error) {
+      // Older hosts do not know every hook (2026.1.x has no subagent_* hooks); the rest still work.
+      logger.warn(`clawos: this OpenClaw does not offer the ${hook} hook: ${(error as Error).message}`);
+    }
   };
   observe("after_tool_call", (event, ctx) => observeAfterToolCall(runtime, event, ctx));
   observe("tool_result_persist", (event, ctx) => observePersist(runtime, event, ctx));

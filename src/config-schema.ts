@@ -196,7 +196,26 @@ export function buildUiHints(schema: TSchema = ConfigSchema, prefix = ""): Recor
   return hints;
 }
 
-/** The JSON Schema written into openclaw.plugin.json: the TypeBox schema without its symbols. */
+/**
+ * The JSON Schema written into openclaw.plugin.json: the TypeBox schema without its symbols, and
+ * without `required` for fields that have a default. Newer hosts apply defaults before they
+ * validate; older ones (2026.1.x) validate the raw config, where a missing defaulted field is fine
+ * because ClawOS applies the defaults itself.
+ */
 export function configJsonSchema(): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(ConfigSchema));
+  return relaxDefaulted(JSON.parse(JSON.stringify(ConfigSchema))) as Record<string, unknown>;
+}
+
+function relaxDefaulted(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(relaxDefaulted);
+  if (!node || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = relaxDefaulted(value);
+  const properties = out.properties as Record<string, { default?: unknown }> | undefined;
+  if (properties && Array.isArray(out.required)) {
+    const required = (out.required as string[]).filter((name) => !(properties[name] && "default" in properties[name]));
+    if (required.length) out.required = required;
+    else delete out.required;
+  }
+  return out;
 }

@@ -59,6 +59,10 @@ describe("config", () => {
     expect(file).toBe(pluginJsonText());
     const json = JSON.parse(file);
     expect(json.configSchema).toEqual(configJsonSchema());
+    // Fields with a default are not required (old hosts validate the raw config); others still are.
+    expect(json.configSchema.required).toBeUndefined();
+    expect(json.configSchema.properties.capabilities.required).toBeUndefined();
+    expect(json.configSchema.properties.trustedSenders.items.required).toEqual(["channel", "senderId"]);
     expect(json.contracts.trustedToolPolicies).toEqual(["clawos-gate"]);
     expect(json.id).toBe("clawos");
   });

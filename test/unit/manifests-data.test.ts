@@ -125,8 +125,12 @@ describe("manifests/*.json", () => {
     expect(tooLenient).toEqual([]);
   });
 
-  it("never returns owner-trusted output", () => {
-    expect(manifests.filter((manifest) => manifest.outputTrust === "owner").map((manifest) => manifest.tool)).toEqual([]);
+  // outputTrust owner means "adds nothing below owner": only tools whose result merely confirms the
+  // session's own request (no content from anyone else) may say so.
+  it("returns owner-level output only from confirmation-only tools", () => {
+    expect(manifests.filter((manifest) => manifest.outputTrust === "owner").map((manifest) => manifest.tool).sort()).toEqual(
+      ["apply_patch", "create_goal", "dismiss_task", "progress_card", "sessions_spawn", "show_widget", "structured_output", "theme", "update_goal", "write"],
+    );
   });
 
   it("writes one-sentence descriptions without addresses or machine paths", () => {
