@@ -7,6 +7,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 target="${1:?usage: stage-plugin.sh <target-dir>}"
 mkdir -p "$target"
 target="$(cd "$target" && pwd)"
+# Built JavaScript for hosts and routes that do not load TypeScript (npm installs, extensions dir).
+(cd "$root" && "$root/node_modules/.bin/tsc" -p tsconfig.build.json)
 for item in package.json package-lock.json openclaw.plugin.json index.ts src manifests README.md; do
   rm -rf "${target:?}/$item"
   cp -R "$root/$item" "$target/$item"

@@ -129,13 +129,7 @@ function observeAfterToolCall(runtime: ClawosRuntime, event: AnyRecord, ctx: Any
     toolCallId: str(event?.toolCallId) ?? str(ctx?.toolCallId),
     sessionKey,
     isSubagent: isSubagentSessionKey(sessionKey),
-    blocked: isBlockedResult(event?.result),
   });
-}
-
-function isBlockedResult(result: unknown): boolean {
-  const details = (result as AnyRecord | undefined)?.details as AnyRecord | undefined;
-  return details?.status === "blocked";
 }
 
 /**
@@ -152,7 +146,9 @@ function observePersist(runtime: ClawosRuntime, event: AnyRecord, ctx: AnyRecord
     toolCallId: str(event?.toolCallId) ?? str(ctx?.toolCallId) ?? str(message?.toolCallId),
     sessionKey,
     isSubagent: isSubagentSessionKey(sessionKey),
-    blocked: isBlockedResult(message) || event?.isSynthetic === true,
+    // Host-made results (an interrupted call's placeholder) carry nothing from the tool. A blocked
+    // call is recognised from ClawOS's own decision, never from details a tool could have written.
+    synthetic: event?.isSynthetic === true,
   });
   if (!observed || !message || typeof message !== "object") return undefined;
   const details = message.details && typeof message.details === "object" ? (message.details as AnyRecord) : {};
@@ -239,6 +235,15 @@ export function registerClawos(api: HostApi): ClawosRuntime {
   void loadHostSessionKeyClassifier();
   const runtime = obtainRuntime({ rawConfig: api.pluginConfig, stateDir, resolvePath: api.resolvePath?.bind(api) });
   detectHost(runtime, api);
+  // `openclaw agent exec` loads plugins in discovery mode only and runs no typed hooks, just the
+  // trusted tool policy. Until a full registration (or a result) shows otherwise, results are
+  // assumed to enter their session before its next call.
+  if (api.registrationMode === "discovery") {
+    if (!runtime.fullRegistration) runtime.engine.expectResultHooks(false);
+  } else {
+    runtime.fullRegistration = true;
+    runtime.engine.expectResultHooks(true);
+  }
   const { logger } = api;
   if (runtime.configErrors.length > 0) {
     logger.error(`clawos: invalid config, every tool call is blocked until it is fixed: ${runtime.configErrors.join(" ")}`);

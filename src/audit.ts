@@ -1,4 +1,4 @@
-import { mkdirSync, openSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
 import type { Decision, Effect } from "./decision.ts";
@@ -9,8 +9,10 @@ import type { TrustLevel } from "./trust.ts";
 /**
  * The audit log: one JSON line per decision and per trust change, written by pino to a file.
  * The gate only enqueues a record (no serialisation, no I/O on the tool call's path); a
- * setImmediate drain turns the batch into lines and writes them, and `flush()` drains
- * synchronously at shutdown.
+ * setImmediate drain turns the batch into lines and hands them to the kernel in one write, and
+ * `flush()` drains synchronously and fsyncs at shutdown. The drain does not fsync: an fsync per
+ * tool call held the event loop for milliseconds (see docs/performance.md), and a written line
+ * survives a crash of the process; only a crash of the machine can lose the last lines.
  * Counters and a ring of recent decisions serve `/clawos` without reading the file back.
  */
 
@@ -76,7 +78,10 @@ export class AuditLog {
   private readonly queue: Pending[] = [];
   private scheduled = false;
   private readonly logger?: Logger;
-  private readonly destination?: ReturnType<typeof pino.destination>;
+  private readonly fd?: number;
+  /** Lines formatted by pino in this drain, written with one syscall. */
+  private readonly lines: string[] = [];
+  private linesLength = 0;
   private readonly now: () => number;
   /** True when the audit file could not be opened: records are counted but not written. */
   private lost = false;
@@ -98,12 +103,18 @@ export class AuditLog {
       if (fd !== undefined) {
         // Synchronous writes, batched: the drain runs off the tool call's path, lines stay in order
         // and no write is ever in flight when the process exits.
-        this.destination = pino.destination({ fd, sync: true, minLength: 8 * 1024 });
-        this.destination.on("error", (error: Error) => this.noteWriteError(error));
+        this.fd = fd;
+        const sink = {
+          write: (line: string) => {
+            this.lines.push(line);
+            this.linesLength += line.length;
+            if (this.linesLength >= 1024 * 1024) this.writeLines(false);
+          },
+        };
         this.logger = pino(
           // Every line carries the record format version in place of pino's level.
           { base: undefined, messageKey: "event", timestamp: false, formatters: { level: () => ({ v: 1 }) } },
-          this.destination,
+          sink,
         );
       }
     }
@@ -142,14 +153,15 @@ export class AuditLog {
 
   /** Writes everything queued, synchronously: safe in exit handlers. */
   flush(): void {
-    this.drain();
+    this.drain(true);
   }
 
   /** Flushes and closes the file (gateway stop). */
   close(): void {
     this.flush();
+    if (this.fd === undefined) return;
     try {
-      this.destination?.end();
+      closeSync(this.fd);
     } catch (error) {
       this.noteWriteError(error);
     }
@@ -180,7 +192,7 @@ export class AuditLog {
     }
   }
 
-  private drain(): void {
+  private drain(durable = false): void {
     this.scheduled = false;
     if (!this.logger) return;
     const items = this.queue.splice(0, this.queue.length);
@@ -193,10 +205,28 @@ export class AuditLog {
         this.noteWriteError(error);
       }
     }
-    try {
-      this.destination?.flushSync();
-    } catch (error) {
-      this.noteWriteError(error);
+    this.writeLines(durable);
+  }
+
+  /** One write(2) for the batch; `durable` adds an fsync (shutdown). */
+  private writeLines(durable: boolean): void {
+    if (this.fd === undefined) return;
+    if (this.lines.length > 0) {
+      const data = Buffer.from(this.lines.join(""), "utf8");
+      this.lines.length = 0;
+      this.linesLength = 0;
+      try {
+        for (let offset = 0; offset < data.length; ) offset += writeSync(this.fd, data, offset);
+      } catch (error) {
+        this.noteWriteError(error);
+      }
+    }
+    if (durable) {
+      try {
+        fsyncSync(this.fd);
+      } catch {
+        // Some descriptors cannot be synced; the lines are written.
+      }
     }
   }
 

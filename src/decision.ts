@@ -131,10 +131,25 @@ export function evaluateRules(input: DecisionInput): RuleHit[] {
   return hits;
 }
 
+/** `new Date(at).toISOString()`, remembered for the second it falls in (block reasons repeat). */
+let isoSecond = Number.NaN;
+let isoPrefix = "";
+function isoTime(at: number): string {
+  if (!Number.isInteger(at) || at < 0 || at > 253402300799999) return new Date(at).toISOString();
+  const second = Math.floor(at / 1000);
+  if (second !== isoSecond) {
+    isoPrefix = new Date(second * 1000).toISOString().slice(0, 19);
+    isoSecond = second;
+  }
+  return `${isoPrefix}.${String(at - second * 1000).padStart(3, "0")}Z`;
+}
+
 function describeTaint(taint: readonly TaintSource[], inputTrust: TrustLevel): string {
-  const cause = [...taint].reverse().find((s) => s.level === inputTrust) ?? taint[taint.length - 1];
+  let cause: TaintSource | undefined;
+  for (let i = taint.length - 1; i >= 0 && !cause; i--) if (taint[i].level === inputTrust) cause = taint[i];
+  cause ??= taint[taint.length - 1];
   if (!cause) return `this session is at ${inputTrust}`;
-  const when = new Date(cause.at).toISOString();
+  const when = isoTime(cause.at);
   const call = cause.callId ? `, call ${cause.callId}` : "";
   return `this session is at ${inputTrust} since ${cause.label} (${cause.level}${call}, ${when})`;
 }

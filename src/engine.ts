@@ -1,10 +1,9 @@
-import { LRUCache } from "lru-cache";
 import { AuditLog, type DecisionContext } from "./audit.ts";
 import type { ClawosConfig } from "./config-schema.ts";
 import { decide, internalErrorDecision, modeFor, type Decision } from "./decision.ts";
 import type { ManifestRegistry } from "./manifests.ts";
 import { SessionStore, type SessionTrust, type TaintSource } from "./session-store.ts";
-import { outerCallIdOf, resolveTool, type ResolvedTool } from "./tool-names.ts";
+import { normalizeToolName, outerCallIdOf, resolveTool, type ResolvedTool } from "./tool-names.ts";
 import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
 
 /**
@@ -37,8 +36,11 @@ export interface ToolResult {
   readonly toolCallId?: string;
   readonly sessionKey?: string;
   readonly isSubagent: boolean;
-  /** The host marked the result as a blocked call (nothing ran). */
-  readonly blocked?: boolean;
+  /**
+   * The host made this result up itself (a synthetic result for an interrupted call): nothing the
+   * tool returned entered. A tool's own `details` can never say this: tools control their details.
+   */
+  readonly synthetic?: boolean;
   /** A trust level stated out of band by the caller (trace replay), never read from content. */
   readonly resultTrust?: TrustLevel;
 }
@@ -56,6 +58,9 @@ interface CallMemo {
   readonly blocked: boolean;
   readonly paramsRef?: unknown;
   readonly decision: Decision;
+  readonly agentId?: string;
+  /** Allowed, and its result not observed yet. */
+  pendingResult?: boolean;
 }
 
 interface PendingMessage {
@@ -71,7 +76,13 @@ interface PendingSpawn {
 }
 
 const NO_SESSION = "(no session)";
-const SPAWN_WINDOW_MS = 10 * 60 * 1000;
+const MAX_PENDING_SPAWNS = 64;
+const MAX_PENDING_RESULTS = 64;
+
+/** Tool call ids are only unique within a session (some model servers reuse `call_0`). */
+function callKey(sessionKey: string | undefined, toolCallId: string): string {
+  return `${sessionKey ?? ""}\u0000${toolCallId}`;
+}
 
 export class Engine {
   config: ClawosConfig;
@@ -80,10 +91,20 @@ export class Engine {
   readonly audit: AuditLog;
   private readonly now: () => number;
   /** Recent calls by toolCallId: results of blocked calls do not taint, tool_call results use the inner tool. */
-  private readonly calls = new LRUCache<string, CallMemo>({ max: 20_000 });
+  private readonly calls = new RecentMap<string, CallMemo>(20_000);
+  /** Decisions in clean sessions are pure functions of the call's shape under one config: memoized. */
+  private decisions = new DecisionMemo();
   private readonly pendingMessages = new Map<string, PendingMessage[]>();
   private pendingSpawns: PendingSpawn[] = [];
   private readonly provenOwners = new Set<string>();
+  /**
+   * Whether result hooks (after_tool_call, tool_result_persist) reach the engine on this path. Where
+   * they do not (`openclaw agent exec` runs only the trusted tool policy), an allowed call's result
+   * is assumed to have entered its session by the time the session's next call is decided. The host
+   * adapter says which path it is on; a result that arrives anyway proves the hooks are live.
+   */
+  private resultHooksLive = true;
+  private readonly pendingResults = new Map<string, { callId: string; isSubagent: boolean }[]>();
   private readonly trustedSenders: Set<string>;
 
   constructor(options: EngineOptions) {
@@ -101,6 +122,7 @@ export class Engine {
     this.config = config;
     this.manifests = manifests;
     this.trustedSenders.clear();
+    this.decisions = new DecisionMemo();
     for (const s of config.trustedSenders) this.trustedSenders.add(senderKey(s.channel, s.senderId));
   }
 
@@ -110,22 +132,27 @@ export class Engine {
   gate(call: ToolCall): Decision {
     let tool: ResolvedTool | undefined;
     try {
-      tool = this.canonical(resolveTool(call.toolName, call.params, call.toolKind));
+      const resolved = this.canonical(resolveTool(call.toolName, call.params, call.toolKind));
+      tool = resolved;
       const bridged = this.bridgedDecision(call, tool);
       if (bridged) return bridged;
+      if (!this.resultHooksLive && call.sessionKey) this.applyPendingResults(call.sessionKey);
       const session = this.sessionTrust(call);
       const manifest = this.manifests.lookup(tool.name);
-      const inputTrust = modeFor(this.config, tool) === "enforce" && session.shadow ? minTrust(session.trust, session.shadow) : session.trust;
-      const decision = decide({
-        tool,
-        manifest,
-        broken: this.manifests.brokenFor(tool.name),
-        inputTrust,
-        taint: session.taint,
-        isSubagent: call.isSubagent,
-        agentId: call.agentId,
-        config: this.config,
-      });
+      const mode = modeFor(this.config, tool);
+      const inputTrust = mode === "enforce" && session.shadow ? minTrust(session.trust, session.shadow) : session.trust;
+      const decision = this.decisions.get(resolved, mode, inputTrust, session.taint, call.isSubagent, call.agentId, () =>
+        decide({
+          tool: resolved,
+          manifest,
+          broken: this.manifests.brokenFor(resolved.name),
+          inputTrust,
+          taint: session.taint,
+          isSubagent: call.isSubagent,
+          agentId: call.agentId,
+          config: this.config,
+        }),
+      );
       this.afterDecision(call, tool, decision, inputTrust, manifest?.manifest.capabilities);
       this.audit.recordDecision(decision, this.contextOf(call, session.taint));
       return decision;
@@ -154,36 +181,55 @@ export class Engine {
   private bridgedDecision(call: ToolCall, tool: ResolvedTool): Decision | undefined {
     const outerId = outerCallIdOf(call.toolCallId);
     if (!outerId) return undefined;
-    const memo = this.calls.get(outerId);
+    const memo = this.calls.get(callKey(call.sessionKey, outerId));
     if (!memo || memo.tool.via === undefined || memo.tool.name !== tool.name) return undefined;
     const innerArgs = (memo.paramsRef as { args?: unknown } | undefined)?.args;
     if (innerArgs !== undefined && !sameShallow(innerArgs, call.params)) return undefined;
-    if (call.toolCallId) this.calls.set(call.toolCallId, { ...memo, paramsRef: undefined });
+    if (call.toolCallId) this.calls.set(callKey(call.sessionKey, call.toolCallId), { ...memo, paramsRef: undefined, pendingResult: false });
     return memo.decision;
   }
 
   private afterDecision(call: ToolCall, tool: ResolvedTool, decision: Decision, trust: TrustLevel, capabilities?: readonly string[]): void {
     if (call.toolCallId) {
-      this.calls.set(call.toolCallId, {
+      this.calls.set(callKey(call.sessionKey, call.toolCallId), {
         tool,
         blocked: decision.outcome === "block",
         paramsRef: tool.via ? call.params : undefined,
         decision,
+        agentId: call.agentId,
+        pendingResult: decision.outcome === "allow",
       });
+      if (decision.outcome === "allow" && call.sessionKey && !this.resultHooksLive) this.notePendingResult(call.sessionKey, call.toolCallId, call.isSubagent);
     }
     if (decision.outcome === "allow" && capabilities?.includes("message:send")) this.taintTargetSession(call, tool, trust);
     if (decision.outcome === "allow" && call.sessionKey && capabilities?.includes("session:spawn")) {
-      const at = this.now();
-      this.pendingSpawns = this.pendingSpawns.filter((p) => at - p.at < SPAWN_WINDOW_MS).slice(-63);
-      this.pendingSpawns.push({ parentKey: call.sessionKey, trust, at });
+      // Kept until a link arrives or newer spawns push it out: an unlinked child is held at the
+      // lowest recent spawner, however long its spawn took.
+      this.pendingSpawns = this.pendingSpawns.slice(-(MAX_PENDING_SPAWNS - 1));
+      this.pendingSpawns.push({ parentKey: call.sessionKey, trust, at: this.now() });
     }
+  }
+
+  private notePendingResult(sessionKey: string, callId: string, isSubagent: boolean): void {
+    const list = this.pendingResults.get(sessionKey) ?? [];
+    if (list.length >= MAX_PENDING_RESULTS) list.shift();
+    list.push({ callId, isSubagent });
+    this.pendingResults.set(sessionKey, list);
+  }
+
+  /** Without result hooks: the results of the session's earlier allowed calls have entered it by now. */
+  private applyPendingResults(sessionKey: string): void {
+    const list = this.pendingResults.get(sessionKey);
+    if (!list) return;
+    this.pendingResults.delete(sessionKey);
+    for (const { callId, isSubagent } of list) this.taintFromResult({ toolCallId: callId, sessionKey, isSubagent });
   }
 
   /**
    * A message one session sends into another (sessions_send and the like) enters the target's
    * context at the sender's trust. Short keys ("main") are the sender agent's sessions.
    */
-  private taintTargetSession(call: ToolCall, tool: ResolvedTool, trust: TrustLevel): void {
+  private taintTargetSession(call: Pick<ToolCall, "params" | "sessionKey" | "agentId" | "toolCallId">, tool: ResolvedTool, trust: TrustLevel): void {
     if (!this.config.layers.tagging || trust === "owner") return;
     const params = (tool.via ? (call.params as { args?: unknown } | undefined)?.args : call.params) as Record<string, unknown> | undefined;
     const raw = params?.sessionKey ?? params?.targetSessionKey;
@@ -257,11 +303,9 @@ export class Engine {
 
   /** A sub-agent seen before its spawn link: no higher than the ceiling or any recent spawner. */
   private unlinkedChildTrust(): TrustLevel {
-    const at = this.now();
     let trust: TrustLevel = this.config.subagent.maxTrust;
     let sawSpawn = false;
     for (const spawn of this.pendingSpawns) {
-      if (at - spawn.at >= SPAWN_WINDOW_MS) continue;
       sawSpawn = true;
       trust = minTrust(trust, minTrust(spawn.trust, this.store.peek(spawn.parentKey)?.trust ?? spawn.trust));
     }
@@ -313,8 +357,8 @@ export class Engine {
 
   /** The output trust of a finished call, or undefined when nothing entered the session. */
   resultTrust(result: ToolResult): { level: TrustLevel; tool: string; auditOnly: boolean } | undefined {
-    if (result.blocked) return undefined;
-    const memo = result.toolCallId ? this.calls.get(result.toolCallId) : undefined;
+    if (result.synthetic) return undefined;
+    const memo = result.toolCallId ? this.calls.get(callKey(result.sessionKey, result.toolCallId)) : undefined;
     if (memo?.blocked) return undefined;
     const tool = memo?.tool ?? this.canonical(resolveTool(result.toolName ?? "", result.params, result.toolKind));
     const manifest = this.manifests.lookup(tool.name);
@@ -325,6 +369,20 @@ export class Engine {
 
   /** A tool result entered the session (after_tool_call, tool_result_persist). */
   observeResult(result: ToolResult): { level: TrustLevel; tool: string; auditOnly: boolean } | undefined {
+    if (!this.resultHooksLive) {
+      this.resultHooksLive = true;
+      this.pendingResults.clear();
+    }
+    return this.taintFromResult(result);
+  }
+
+  /** The adapter's word on whether this path delivers result hooks (see `resultHooksLive`). */
+  expectResultHooks(live: boolean): void {
+    this.resultHooksLive = live;
+    if (live) this.pendingResults.clear();
+  }
+
+  private taintFromResult(result: ToolResult): { level: TrustLevel; tool: string; auditOnly: boolean } | undefined {
     if (!this.config.layers.tagging || !result.sessionKey) return undefined;
     const observed = this.resultTrust(result);
     if (!observed) return undefined;
@@ -332,15 +390,31 @@ export class Engine {
     const source: TaintSource = {
       level: observed.level,
       kind: "tool",
-      label: observed.auditOnly ? `the result of ${observed.tool} (ran only because audit mode allowed a would-block)` : `the result of ${observed.tool}`,
+      label: observed.auditOnly ? `the result of ${observed.tool} (ran only because audit mode allowed a would-block)` : resultLabel(observed.tool),
       tool: observed.tool,
       callId: result.toolCallId,
       at: this.now(),
     };
     if (observed.auditOnly) this.store.lowerShadow(result.sessionKey, source, initial);
     else this.lowerSession(result.sessionKey, source, initial);
+    this.retaintMessageTarget(result);
     return observed;
   }
+
+  /**
+   * A later plugin hook may have rewritten where a message went; the result carries the final
+   * parameters, so the session it really reached is lowered too.
+   */
+  private retaintMessageTarget(result: ToolResult): void {
+    if (!result.toolCallId || result.params === undefined) return;
+    const memo = this.calls.get(callKey(result.sessionKey, result.toolCallId));
+    if (!memo || memo.blocked || !this.manifests.lookup(memo.tool.name)?.manifest.capabilities.includes("message:send")) return;
+    // The outer tool_call's result has { id, args }; the inner call's result has the plain arguments.
+    const outer = memo.tool.via !== undefined && normalizeToolName(result.toolName).name === memo.tool.via;
+    const tool = outer ? memo.tool : { ...memo.tool, via: undefined };
+    this.taintTargetSession({ params: result.params, sessionKey: result.sessionKey, agentId: memo.agentId, toolCallId: result.toolCallId }, tool, memo.decision.inputTrust);
+  }
+
 
   // ---- sub-agents -----------------------------------------------------------------------
 
@@ -351,7 +425,11 @@ export class Engine {
     const parentTrust = parentKey ? this.store.get(parentKey).trust : this.unlinkedChildTrust();
     const start = minTrust(parentTrust, ceiling);
     const child = this.store.peek(childKey) ?? this.store.get(childKey, start);
-    if (parentKey) this.store.setParent(childKey, parentKey, start);
+    if (parentKey) {
+      this.store.setParent(childKey, parentKey, start);
+      const spent = this.pendingSpawns.findIndex((spawn) => spawn.parentKey === parentKey);
+      if (spent >= 0) this.pendingSpawns.splice(spent, 1);
+    }
     if (trustRank(start) < trustRank(child.trust)) {
       this.lowerSession(
         childKey,
@@ -397,6 +475,74 @@ export class Engine {
     this.store.flush();
     this.audit.flush();
   }
+}
+
+/**
+ * A bounded map of recent entries in two generations: the young one takes new entries; when it is
+ * full it becomes the old one and the previous old one is dropped. O(1) per operation with no
+ * per-entry bookkeeping, which an LRU does not need here: a call's memo is read back within a few calls.
+ */
+class RecentMap<K, V> {
+  private young = new Map<K, V>();
+  private old = new Map<K, V>();
+  private readonly half: number;
+
+  constructor(max: number) {
+    this.half = Math.max(1, Math.floor(max / 2));
+  }
+
+  get(key: K): V | undefined {
+    const value = this.young.get(key);
+    if (value !== undefined) return value;
+    const aged = this.old.get(key);
+    if (aged !== undefined) this.set(key, aged);
+    return aged;
+  }
+
+  set(key: K, value: V): void {
+    if (!this.young.has(key) && this.young.size >= this.half) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(key, value);
+  }
+}
+
+/**
+ * Memo of the decisions of calls in sessions nothing has lowered, for one config and manifest set
+ * (a new memo on every applyConfig): the same tools at the same trust repeat across every session.
+ * The key is everything `decide` reads besides the config and an empty taint list: the resolved
+ * tool, its mode, the input trust, sub-agent and agent id. A session whose trust was lowered names
+ * its own cause in a block reason, so its decisions repeat only within it; keying them costs about
+ * what building them does (measured, docs/performance.md), so they are not memoized.
+ */
+class DecisionMemo {
+  private readonly memo = new Map<string, Decision>();
+  private static readonly MAX = 4096;
+
+  get(tool: ResolvedTool, mode: string, inputTrust: TrustLevel, taint: readonly TaintSource[], isSubagent: boolean, agentId: string | undefined, make: () => Decision): Decision {
+    if (taint.length > 0) return make();
+    const key = `${tool.requested}\u0000${tool.name}\u0000${tool.via ?? ""}\u0000${tool.unresolved ?? ""}\u0000${tool.validName ? 1 : 0}\u0000${mode}\u0000${inputTrust}\u0000${isSubagent ? 1 : 0}\u0000${agentId ?? ""}`;
+    const hit = this.memo.get(key);
+    if (hit) return hit;
+    const decision = make();
+    // Bounded: start over rather than grow.
+    if (this.memo.size >= DecisionMemo.MAX) this.memo.clear();
+    this.memo.set(key, decision);
+    return decision;
+  }
+}
+
+/** One shared label string per tool: a session store full of results keeps one copy, not one per source. */
+const resultLabels = new Map<string, string>();
+function resultLabel(tool: string): string {
+  let label = resultLabels.get(tool);
+  if (label === undefined) {
+    if (resultLabels.size >= 4096) resultLabels.clear();
+    label = `the result of ${tool}`;
+    resultLabels.set(tool, label);
+  }
+  return label;
 }
 
 function senderKey(channel: string, senderId: string): string {

@@ -22,6 +22,7 @@ const SECRET_VALUE: readonly RegExp[] = [
 export const PREVIEW_LIMIT = 240;
 const MAX_DEPTH = 6;
 const MAX_KEYS = 40;
+const MAX_NODES = 2000;
 
 export function redactString(text: string): string {
   let out = text;
@@ -33,12 +34,17 @@ export function redactString(text: string): string {
   return out;
 }
 
-/** A bounded, secret-free copy of a value: depth, key count and string length are capped. */
-export function redactValue(value: unknown, depth = 0): unknown {
+/**
+ * A bounded, secret-free copy of a value: depth, key count, string length and the total number of
+ * nodes visited are capped, and cycles are cut, so hostile parameters cannot stall the audit drain.
+ */
+export function redactValue(value: unknown, depth = 0, budget = { nodes: MAX_NODES }, seen = new WeakSet<object>()): unknown {
   if (typeof value === "string") return redactString(value.length > PREVIEW_LIMIT ? `${value.slice(0, PREVIEW_LIMIT)}...` : value);
   if (value === null || typeof value !== "object") return typeof value === "bigint" ? String(value) : value;
-  if (depth >= MAX_DEPTH) return "[nested]";
-  if (Array.isArray(value)) return value.slice(0, MAX_KEYS).map((item) => redactValue(item, depth + 1));
+  if (depth >= MAX_DEPTH || --budget.nodes <= 0) return "[nested]";
+  if (seen.has(value)) return "[cycle]";
+  seen.add(value);
+  if (Array.isArray(value)) return value.slice(0, MAX_KEYS).map((item) => redactValue(item, depth + 1, budget, seen));
   const out: Record<string, unknown> = {};
   let count = 0;
   for (const key of Object.keys(value)) {
@@ -46,7 +52,7 @@ export function redactValue(value: unknown, depth = 0): unknown {
       out["..."] = `${Object.keys(value).length - MAX_KEYS} more keys`;
       break;
     }
-    out[key] = SECRET_KEY.test(key) ? "[redacted]" : redactValue((value as Record<string, unknown>)[key], depth + 1);
+    out[key] = SECRET_KEY.test(key) ? "[redacted]" : redactValue((value as Record<string, unknown>)[key], depth + 1, budget, seen);
   }
   return out;
 }
@@ -64,9 +70,11 @@ export function paramsPreview(params: unknown): string {
 /** A stable hash of the full parameters (key order does not matter); bounded work for huge inputs. */
 export function paramsHash(params: unknown): string {
   const hash = createHash("sha256");
+  // Every node costs budget, not only text: a wide or cyclic object of empty objects is bounded too.
   let budget = 1_000_000;
+  const seen = new WeakSet<object>();
   const visit = (value: unknown, depth: number): void => {
-    if (budget <= 0) return;
+    if (--budget <= 0) return;
     if (value === null || typeof value !== "object") {
       const text = typeof value === "string" ? JSON.stringify(value) : String(value);
       budget -= text.length;
@@ -77,6 +85,11 @@ export function paramsHash(params: unknown): string {
       hash.update("[deep]");
       return;
     }
+    if (seen.has(value)) {
+      hash.update("[cycle]");
+      return;
+    }
+    seen.add(value);
     if (Array.isArray(value)) {
       hash.update("[");
       for (const item of value) visit(item, depth + 1);

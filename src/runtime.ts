@@ -35,6 +35,8 @@ export interface ClawosRuntime {
   startedAt: number;
   stateDir: string;
   exitFlush?: () => void;
+  /** A registration in full mode happened in this process (the host runs typed hooks here). */
+  fullRegistration?: boolean;
 }
 
 const RUNTIME_KEY = Symbol.for("clawos.runtime");

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { LRUCache } from "lru-cache";
 import { isTrustLevel, minTrust, trustRank, type TrustLevel } from "./trust.ts";
 
@@ -90,11 +90,36 @@ export class SessionStore {
       },
     });
     if (this.dir) {
+      // Beside the directory, not in it, so that losing the directory does not lose the ledger.
+      this.ledgerFile = join(dirname(this.dir), `${basename(this.dir)}.tainted.log`);
+      this.tainted = readLedger(this.ledgerFile);
       try {
         mkdirSync(this.dir, { recursive: true });
       } catch (error) {
         this.noteReadError(`state directory ${this.dir} cannot be created: ${(error as Error).message}`);
       }
+    }
+  }
+
+  /**
+   * The ledger names (by hash) every session whose trust is below owner, outside the sessions
+   * directory: a tainted session whose state file later goes missing (deleted by hand, or the whole
+   * directory removed while the gateway was down) fails closed instead of starting clean.
+   */
+  private ledgerFile?: string;
+  private tainted = new Set<string>();
+
+  private noteLedger(key: string, tainted: boolean): void {
+    if (!this.ledgerFile) return;
+    const id = ledgerId(key);
+    if (this.tainted.has(id) === tainted) return;
+    try {
+      appendFileSync(this.ledgerFile, `${tainted ? "+" : "-"}${id}\n`);
+      if (tainted) this.tainted.add(id);
+      else this.tainted.delete(id);
+    } catch (error) {
+      this.health.writeErrors++;
+      this.health.lastWriteError = `${this.ledgerFile}: ${(error as Error).message}`;
     }
   }
 
@@ -127,8 +152,10 @@ export class SessionStore {
     state.updatedAt = this.now();
     if (after !== before) {
       state.trust = after;
-      state.lowered.push(source);
-      if (state.lowered.length > 8) state.lowered.splice(1, state.lowered.length - 8);
+      // A new exact-size array (most sessions change trust once or twice; a grown array keeps 17 slots).
+      const lowered = [...state.lowered, source];
+      if (lowered.length > 8) lowered.splice(1, lowered.length - 8);
+      state.lowered = lowered;
       this.persist(state);
       return true;
     }
@@ -176,6 +203,7 @@ export class SessionStore {
   forget(key: string): void {
     this.cache.delete(key);
     if (!this.dir) return;
+    this.noteLedger(key, false);
     try {
       unlinkSync(this.fileOf(key));
     } catch {
@@ -193,10 +221,14 @@ export class SessionStore {
   }
 
   private remember(state: SessionTrust, source: TaintSource): void {
-    const last = state.recent[state.recent.length - 1];
-    if (last && last.callId !== undefined && last.callId === source.callId && last.kind === source.kind) return;
-    state.recent.push(source);
-    if (state.recent.length > this.maxSources) state.recent.shift();
+    if (state instanceof SessionState) {
+      if (!state.pushRecent(source, this.maxSources)) return;
+    } else {
+      const last = state.recent[state.recent.length - 1];
+      if (last && last.callId !== undefined && last.callId === source.callId && last.kind === source.kind) return;
+      state.recent.push(source);
+      if (state.recent.length > this.maxSources) state.recent.shift();
+    }
     if (this.dir) this.dirty.add(state.key);
   }
 
@@ -206,7 +238,7 @@ export class SessionStore {
   }
 
   private fresh(key: string, trust: TrustLevel): SessionTrust {
-    return { key, trust, lowered: [], recent: [], updatedAt: this.now() };
+    return new SessionState(key, trust, [], [], this.now());
   }
 
   private load(key: string, initial: TrustLevel): SessionTrust {
@@ -216,7 +248,10 @@ export class SessionStore {
       text = readFileSync(this.fileOf(key), "utf8");
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" && this.dirExists()) return this.fresh(key, initial);
+      if (code === "ENOENT" && this.dirExists()) {
+        if (this.tainted.has(ledgerId(key))) return this.unreadable(key, "its state file is missing, but the session was tainted");
+        return this.fresh(key, initial);
+      }
       if (code === "ENOENT") {
         // The directory vanished: what it held is lost. This session fails closed; the directory is
         // recreated so later sessions and trust changes are durable again.
@@ -230,16 +265,22 @@ export class SessionStore {
       if (record?.v !== 1 || record.key !== key || !isTrustLevel(record.trust) || !Array.isArray(record.lowered) || !Array.isArray(record.recent)) {
         return this.unreadable(key, "state file is not a ClawOS session record");
       }
-      return {
+      const lowered = record.lowered.filter((s) => isTrustLevel(s?.level));
+      // A trust above what its own sources lowered it to means the file was edited by hand.
+      if (trustRank(record.trust) > trustRank(levelSinceReset(lowered))) {
+        return this.unreadable(key, "state file was edited: its trust is above the inputs that lowered it");
+      }
+      const state = new SessionState(
         key,
         // A stored level can only lower what the session starts at: a record never raises trust.
-        trust: minTrust(record.trust, initial),
-        lowered: record.lowered.filter((s) => isTrustLevel(s?.level)),
-        recent: record.recent.filter((s) => isTrustLevel(s?.level)).slice(-this.maxSources),
-        shadow: isTrustLevel(record.shadow) ? record.shadow : undefined,
-        parent: typeof record.parent === "string" ? record.parent : undefined,
-        updatedAt: typeof record.updatedAt === "number" ? record.updatedAt : this.now(),
-      };
+        minTrust(record.trust, initial),
+        record.lowered.filter((s) => isTrustLevel(s?.level)),
+        record.recent.filter((s) => isTrustLevel(s?.level)).slice(-this.maxSources),
+        typeof record.updatedAt === "number" ? record.updatedAt : this.now(),
+      );
+      state.shadow = isTrustLevel(record.shadow) ? record.shadow : undefined;
+      state.parent = typeof record.parent === "string" ? record.parent : undefined;
+      return state;
     } catch (error) {
       return this.unreadable(key, `state file is corrupt (${(error as Error).message})`);
     }
@@ -264,7 +305,9 @@ export class SessionStore {
   private unreadable(key: string, why: string): SessionTrust {
     this.noteReadError(why);
     const source: TaintSource = { level: "untrusted", kind: "state", label: why, at: this.now() };
-    return { key, trust: "untrusted", lowered: [source], recent: [], stateError: why, updatedAt: this.now() };
+    const state = new SessionState(key, "untrusted", [source], [], this.now());
+    state.stateError = why;
+    return state;
   }
 
   private noteReadError(why: string): void {
@@ -275,6 +318,7 @@ export class SessionStore {
   private persist(state: SessionTrust): void {
     if (!this.dir) return;
     this.dirty.delete(state.key);
+    this.noteLedger(state.key, state.trust !== "owner");
     const record: StoredRecord = {
       v: 1,
       key: state.key,
@@ -306,4 +350,133 @@ export class SessionStore {
       this.health.lastWriteError = `${file}: ${(error as Error).message}`;
     }
   }
+}
+
+/**
+ * The in-memory form of a session. `recent` is kept packed in one string (about 40 bytes per source
+ * instead of about 160 for an object with its strings and boxed time), since the store holds up to
+ * `maxSessions` sessions with up to `maxSourcesPerSession` recent sources each and reads them back
+ * only for `/clawos session` and the state file. `lowered` stays as objects: every decision reads it.
+ */
+class SessionState implements SessionTrust {
+  readonly key: string;
+  trust: TrustLevel;
+  lowered: TaintSource[];
+  updatedAt: number;
+  shadow?: TrustLevel;
+  parent?: string;
+  stateError?: string;
+  private packed = "";
+  private count = 0;
+  private lastCallId: string | undefined = undefined;
+  private lastKind: TaintKind | undefined = undefined;
+
+  constructor(key: string, trust: TrustLevel, lowered: TaintSource[], recent: TaintSource[], updatedAt: number) {
+    this.key = key;
+    this.trust = trust;
+    this.lowered = lowered;
+    this.updatedAt = updatedAt;
+    this.recent = recent;
+  }
+
+  get recent(): TaintSource[] {
+    return this.packed ? this.packed.split(RECORD).map(unpackSource) : [];
+  }
+
+  set recent(list: TaintSource[]) {
+    this.packed = flat(list.map(packSource).join(RECORD));
+    this.count = list.length;
+    const last = list[list.length - 1];
+    this.lastCallId = last?.callId;
+    this.lastKind = last?.kind;
+  }
+
+  /** Appends a source, dropping the oldest beyond `max`; false when it repeats the last one's call. */
+  pushRecent(source: TaintSource, max: number): boolean {
+    if (this.count > 0 && this.lastCallId !== undefined && this.lastCallId === source.callId && this.lastKind === source.kind) return false;
+    const packed = packSource(source);
+    let text = this.count > 0 ? `${this.packed}${RECORD}${packed}` : packed;
+    let count = this.count + 1;
+    while (count > max) {
+      text = text.slice(text.indexOf(RECORD) + 1);
+      count--;
+    }
+    this.packed = count > 0 ? flat(text) : "";
+    this.count = count;
+    this.lastCallId = source.callId;
+    this.lastKind = source.kind;
+    return true;
+  }
+}
+
+const RECORD = "\u001e";
+const FIELD = "\u001f";
+const LEVELS: readonly TrustLevel[] = ["untrusted", "community", "verified", "owner"];
+const KINDS: readonly TaintKind[] = ["requester", "message", "tool", "subagent", "state", "reset"];
+
+/** A flat copy: a concatenation or slice would keep the strings it was made from alive. */
+function flat(text: string): string {
+  return text.length < 13 ? text : (JSON.parse(JSON.stringify(text)) as string);
+}
+
+/** Free text is kept as is unless it holds a control character (our separators) or starts with `~`. */
+function packText(text: string | undefined): string {
+  if (text === undefined) return "";
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f]/.test(text) || text.startsWith("~") || text === "" ? `~${JSON.stringify(text)}` : text;
+}
+
+function unpackText(text: string): string | undefined {
+  if (text === "") return undefined;
+  return text.startsWith("~") ? (JSON.parse(text.slice(1)) as string) : text;
+}
+
+/** level, kind, label ("" when it is the usual result label of its tool), tool, callId, time in base 36. */
+function packSource(source: TaintSource): string {
+  const level = LEVELS.indexOf(source.level);
+  const kind = KINDS.indexOf(source.kind);
+  const derived = source.tool !== undefined && source.label === `the result of ${source.tool}`;
+  const label = derived ? "" : packText(source.label);
+  const at = Number.isSafeInteger(source.at) && source.at >= 0 ? source.at.toString(36) : `~${JSON.stringify(source.at)}`;
+  return [level < 0 ? `~${JSON.stringify(source.level)}` : level, kind < 0 ? `~${JSON.stringify(source.kind)}` : kind, label, packText(source.tool), packText(source.callId), at].join(FIELD);
+}
+
+function unpackSource(record: string): TaintSource {
+  const [level, kind, label, tool, callId, at] = record.split(FIELD);
+  const t = unpackText(tool);
+  const c = unpackText(callId);
+  return {
+    level: level.startsWith("~") ? JSON.parse(level.slice(1)) : LEVELS[Number(level)],
+    kind: kind.startsWith("~") ? JSON.parse(kind.slice(1)) : KINDS[Number(kind)],
+    label: label === "" ? `the result of ${t}` : (unpackText(label) ?? ""),
+    ...(t !== undefined ? { tool: t } : {}),
+    ...(c !== undefined ? { callId: c } : {}),
+    at: at.startsWith("~") ? JSON.parse(at.slice(1)) : Number.parseInt(at, 36),
+  };
+}
+
+function ledgerId(key: string): string {
+  return createHash("sha256").update(key).digest("hex").slice(0, 20);
+}
+
+function readLedger(file: string): Set<string> {
+  const set = new Set<string>();
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return set;
+  }
+  for (const line of text.split("\n")) {
+    if (line.startsWith("+")) set.add(line.slice(1));
+    else if (line.startsWith("-")) set.delete(line.slice(1));
+  }
+  return set;
+}
+
+/** The level the sources since the last reset lowered a session to (owner when none did). */
+function levelSinceReset(lowered: readonly TaintSource[]): TrustLevel {
+  let level: TrustLevel = "owner";
+  for (const source of lowered) level = source.kind === "reset" ? "owner" : minTrust(level, source.level);
+  return level;
 }

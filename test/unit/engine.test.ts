@@ -97,7 +97,7 @@ describe("engine: L1 taint", () => {
     expect(blocked.outcome).toBe("block");
     engine.observeResult({ toolName: "exec", toolCallId: "x1", sessionKey: MAIN, isSubagent: false });
     expect(engine.store.peek(MAIN)?.trust).toBe("community");
-    engine.observeResult({ toolName: "exec", toolCallId: "other", sessionKey: MAIN, isSubagent: false, blocked: true });
+    engine.observeResult({ toolName: "exec", toolCallId: "other", sessionKey: MAIN, isSubagent: false, synthetic: true });
     expect(engine.store.peek(MAIN)?.trust).toBe("community");
     engine.observeResult({ toolName: "web_search", toolCallId: "s1", sessionKey: MAIN, isSubagent: false });
     expect(engine.store.peek(MAIN)?.trust).toBe("untrusted");

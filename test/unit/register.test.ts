@@ -61,10 +61,14 @@ describe("index.ts register(api)", () => {
     expect(out.message.details).toEqual({ url: "x", clawos: { outputTrust: "untrusted", tool: "web_fetch", sessionTrust: "untrusted" } });
     expect(out.message.content).toEqual(message.content);
     expect(gate(rec, "exec")).toMatchObject({ block: true });
-    // A blocked call's stored result does not taint a clean session.
-    const clean = { ...OWNER_CTX, sessionKey: "agent:main:other" };
-    rec.fire("tool_result_persist", { toolName: "exec", toolCallId: "b1", message: { ...message, toolName: "exec", details: { status: "blocked" } } }, clean);
-    expect(gate(rec, "exec", {}, clean)).toBeUndefined();
+    // The stored result of a call ClawOS blocked does not taint; a tool claiming "blocked" in its own details does.
+    const stranger = { ...OWNER_CTX, sessionKey: "agent:main:other", requester: { channel: "telegram", senderId: "7" } };
+    expect(gate(rec, "exec", {}, stranger, "b1")).toMatchObject({ block: true });
+    rec.fire("tool_result_persist", { toolName: "exec", toolCallId: "b1", message: { ...message, toolName: "exec", details: { status: "blocked" } } }, stranger);
+    expect(gate(rec, "message", {}, { ...stranger, requester: { channel: "telegram", senderId: "7" } })).toMatchObject({ block: true });
+    const other = { ...OWNER_CTX, sessionKey: "agent:main:third" };
+    rec.fire("tool_result_persist", { toolName: "web_fetch", toolCallId: "f9", message: { ...message, details: { status: "blocked" } } }, other);
+    expect(gate(rec, "exec", {}, other)).toMatchObject({ block: true });
   });
 
   it("register() runs many times per process and shares one engine; a config change applies without losing taint", () => {

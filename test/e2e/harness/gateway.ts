@@ -2,7 +2,7 @@
 // a gateway process it can start/stop/restart, and helpers for every way a turn can run.
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { baseConfig, mergeConfig, SCRIPTED_PROVIDER_ID } from "./openclaw-config.ts";
@@ -183,6 +183,8 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
   const startGateway = async (opts: { expectPlugins?: string[]; timeoutMs?: number } = {}): Promise<GatewayReady> => {
     if (gateway && gateway.exitCode === null) throw new Error("gateway already running");
     const started = Date.now();
+    // Only log lines written by this start count as ready (a restart's log holds the previous one).
+    const logOffset = existsSync(logFile) ? statSync(logFile).size : 0;
     const child = startTracked(node24(), [OPENCLAW_ENTRY, "gateway", "run"], { env, cwd: workspaceDir });
     gateway = child;
     let output = "";
@@ -195,7 +197,7 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
     const timeoutMs = opts.timeoutMs ?? 120_000;
     const ready = await new Promise<RegExpMatchArray>((resolveReady, reject) => {
       const timer = setInterval(() => {
-        const match = output.match(READY_LINE) ?? (existsSync(logFile) ? readFileSync(logFile, "utf8").match(READY_LINE) : null);
+        const match = output.match(READY_LINE) ?? (existsSync(logFile) ? readFileSync(logFile).subarray(logOffset).toString("utf8").match(READY_LINE) : null);
         if (match) {
           clearInterval(timer);
           resolveReady(match);

@@ -114,7 +114,7 @@ export const ScenarioSchema = Type.Object(
 
 export type Scenario = Static<typeof ScenarioSchema> & { file: string };
 export type Step = Scenario["steps"][number];
-export type TurnStep = Extract<Step, { turn: unknown }>["turn"];
+export type TurnStep = Omit<Extract<Step, { turn: unknown }>["turn"], "calls"> & { calls: CallSpec[] };
 export type CommandStep = Extract<Step, { command: unknown }>["command"];
 
 const check = TypeCompiler.Compile(ScenarioSchema);

@@ -154,7 +154,7 @@ class ScenarioRun {
   async run(): Promise<void> {
     for (const [index, step] of this.scenario.steps.entries()) {
       const where = `step ${index + 1}`;
-      if ("turn" in step) await this.turn(step.turn, where);
+      if ("turn" in step) await this.turn(step.turn as TurnStep, where);
       else if ("command" in step) await this.command(step.command, where);
       else if ("restart" in step) await this.env.restartGateway({ expectPlugins: ["clawos"] });
       else if ("config" in step) await applyClawosConfig(this.env, step.config as Record<string, unknown>);

@@ -1,0 +1,256 @@
+// Point 1: gate latency through the real registration (trusted tool policy evaluate), audit to a real file,
+// at 1, 10k and 100k live sessions. Prints one BENCH_RESULT line (see lib/host.ts).
+import { callCtx, emit, parseArgs, startHost, tick } from "./lib/host.ts";
+import { summarize } from "./lib/stats.ts";
+
+const args = parseArgs();
+const sizes = (args.sizes ?? "1,10000,100000").split(",").map(Number);
+const iterations = Number(args.iterations ?? 20_000);
+const rounds = Number(args.rounds ?? 3);
+const warmup = Number(args.warmup ?? 3_000);
+const BATCH = 500;
+const only = args.only ? new Set(args.only.split(",")) : undefined;
+
+const host = await startHost({ capabilities: { mode: "enforce" } });
+const { evaluate, afterToolCall, subagentSpawned } = host;
+
+let seed = 0x9e3779b9;
+const rand = (n: number) => {
+  seed ^= seed << 13;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  return (seed >>> 0) % n;
+};
+
+const clean: string[] = [];
+const tainted: string[] = [];
+const subagents: string[] = [];
+let created = 0;
+let callSeq = 0;
+const nextId = () => `call_${(callSeq++).toString(36)}`;
+
+/** Brings the live session count to `target`: 80% clean, 10% tainted by a web_fetch result, 10% sub-agents. */
+async function grow(target: number): Promise<void> {
+  while (created < target) {
+    const i = created++;
+    const kind = target === 1 || created <= 3 ? i % 3 : i % 10 < 8 ? 0 : i % 10 === 8 ? 1 : 2;
+    if (kind === 2) {
+      const parent = clean[rand(clean.length)] ?? "agent:main:parent";
+      const key = `agent:main:subagent:${i.toString(36)}`;
+      subagentSpawned({ childSessionKey: key }, { requesterSessionKey: parent });
+      const id = nextId();
+      evaluate({ toolName: "read", params: { path: "a.md" }, toolCallId: id }, callCtx(key, "read", id));
+      subagents.push(key);
+    } else {
+      const key = `agent:main:s${i.toString(36)}`;
+      const id = nextId();
+      evaluate({ toolName: "read", params: { path: "a.md" }, toolCallId: id }, callCtx(key, "read", id));
+      if (kind === 1) {
+        const fid = nextId();
+        evaluate({ toolName: "web_fetch", params: { url: "https://example.com" }, toolCallId: fid }, callCtx(key, "web_fetch", fid));
+        afterToolCall(
+          { toolName: "web_fetch", params: { url: "https://example.com" }, toolCallId: fid, result: { content: [{ type: "text", text: "page" }] } },
+          callCtx(key, "web_fetch", fid),
+        );
+        tainted.push(key);
+      } else clean.push(key);
+    }
+    if (created % 1000 === 0) await tick();
+  }
+  await tick();
+}
+
+type Make = (i: number) => { event: Record<string, unknown>; ctx: Record<string, unknown>; expectBlock: boolean };
+const outerIds: string[] = [];
+
+const scenarios: Array<{ name: string; make: Make }> = [
+  {
+    name: "allowed (clean session)",
+    make: () => {
+      const key = clean[rand(clean.length)];
+      const id = nextId();
+      return { event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" }, ctx: callCtx(key, "read", id), expectBlock: false };
+    },
+  },
+  {
+    name: "blocked (tainted session)",
+    make: () => {
+      const key = tainted[rand(tainted.length)];
+      const id = nextId();
+      return { event: { toolName: "exec", params: { command: "ls -la" }, toolCallId: id, runId: "run-1" }, ctx: callCtx(key, "exec", id), expectBlock: true };
+    },
+  },
+  {
+    name: "sub-agent call",
+    make: () => {
+      const key = subagents[rand(subagents.length)];
+      const id = nextId();
+      return { event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" }, ctx: callCtx(key, "read", id), expectBlock: false };
+    },
+  },
+  {
+    name: "unmanifested tool",
+    make: () => {
+      const key = clean[rand(clean.length)];
+      const id = nextId();
+      return { event: { toolName: "acme_crm_lookup", params: { q: "order 42" }, toolCallId: id, runId: "run-1" }, ctx: callCtx(key, "acme_crm_lookup", id), expectBlock: false };
+    },
+  },
+  {
+    name: "tool_call (outer, resolved)",
+    make: (i) => {
+      const key = clean[rand(clean.length)];
+      const id = nextId();
+      outerIds[i] = `${id}|${key}`;
+      const params = { id: "openclaw:core:read", args: { path: "notes/todo.md" } };
+      return { event: { toolName: "tool_call", params, toolCallId: id, runId: "run-1" }, ctx: callCtx(key, "tool_call", id), expectBlock: false };
+    },
+  },
+  {
+    name: "tool_call-bridged inner call",
+    make: (i) => {
+      const [outer, key] = outerIds[i].split("|");
+      const id = `tool_search_code:${outer}:read:1`;
+      return { event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" }, ctx: callCtx(key, "read", id), expectBlock: false };
+    },
+  },
+];
+
+async function measure(make: Make, count: number, record: boolean) {
+  const samples = new Float64Array(count);
+  let wrong = 0;
+  let wall = 0n;
+  for (let start = 0; start < count; start += BATCH) {
+    const end = Math.min(count, start + BATCH);
+    const calls = [];
+    for (let i = start; i < end; i++) calls.push(make(i));
+    const w0 = process.hrtime.bigint();
+    for (let i = start; i < end; i++) {
+      const c = calls[i - start];
+      const t0 = process.hrtime.bigint();
+      const result = evaluate(c.event, c.ctx) as { block?: boolean } | undefined;
+      const t1 = process.hrtime.bigint();
+      samples[i] = Number(t1 - t0) / 1000;
+      if ((result?.block === true) !== c.expectBlock) wrong++;
+    }
+    await tick(); // the audit drain runs here, as it would between tool calls
+    wall += process.hrtime.bigint() - w0;
+  }
+  return record ? { samples, wrong, wallSeconds: Number(wall) / 1e9 } : undefined;
+}
+
+/** Runs outer tool_call then its bridged inner call pairwise so the memo is fresh, timing each separately. */
+async function measurePair(count: number) {
+  const outer = new Float64Array(count);
+  const inner = new Float64Array(count);
+  let wrong = 0;
+  let wall = 0n;
+  for (let start = 0; start < count; start += BATCH) {
+    const end = Math.min(count, start + BATCH);
+    const w0 = process.hrtime.bigint();
+    for (let i = start; i < end; i++) {
+      const a = scenarios[4].make(i);
+      const b = scenarios[5].make(i);
+      let t0 = process.hrtime.bigint();
+      const r1 = evaluate(a.event, a.ctx);
+      let t1 = process.hrtime.bigint();
+      outer[i] = Number(t1 - t0) / 1000;
+      t0 = process.hrtime.bigint();
+      const r2 = evaluate(b.event, b.ctx);
+      t1 = process.hrtime.bigint();
+      inner[i] = Number(t1 - t0) / 1000;
+      if (r1 !== undefined || r2 !== undefined) wrong++;
+    }
+    await tick();
+    wall += process.hrtime.bigint() - w0;
+  }
+  return { outer, inner, wrong, wallSeconds: Number(wall) / 1e9 };
+}
+
+type Round = { p50: number; p99: number; max: number; mean: number; n: number; wrong: number; perSec: number };
+const rounds_: Map<string, Round[]> = new Map();
+const keep = (name: string, size: number, samples: Float64Array, wrong: number, perSec: number) => {
+  const k = `${size}\u0000${name}`;
+  const list = rounds_.get(k) ?? [];
+  list.push({ ...summarize(samples), wrong, perSec });
+  rounds_.set(k, list);
+};
+const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
+/** One call, then the event-loop turn that drains its audit record: what a tool call costs the gateway's loop. */
+async function withDrain(count: number) {
+  const samples = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const c = scenarios[0].make(i);
+    const t0 = process.hrtime.bigint();
+    evaluate(c.event, c.ctx);
+    await tick();
+    samples[i] = Number(process.hrtime.bigint() - t0) / 1000;
+  }
+  return samples;
+}
+
+/** What the timer itself adds to each sample. */
+function timerOverhead(count = 100_000) {
+  const samples = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const t0 = process.hrtime.bigint();
+    const t1 = process.hrtime.bigint();
+    samples[i] = Number(t1 - t0) / 1000;
+  }
+  return summarize(samples);
+}
+
+const decisionsBefore = host.runtime.engine.audit.counts.decisions;
+const drainRows: Array<Record<string, unknown>> = [];
+for (const size of sizes) {
+  await grow(size);
+  for (let round = 0; round < rounds; round++) {
+    for (const s of scenarios.slice(0, 4)) {
+      if (only && !only.has(s.name.split(" ")[0])) continue;
+      await measure(s.make, round === 0 ? warmup : 1000, false);
+      const r = (await measure(s.make, iterations, true))!;
+      keep(s.name, size, r.samples, r.wrong, iterations / r.wallSeconds);
+    }
+    if (only && !only.has("tool_call")) continue;
+    await measurePair(round === 0 ? warmup : 1000);
+    const pair = await measurePair(iterations);
+    keep(scenarios[4].name, size, pair.outer, pair.wrong, (2 * iterations) / pair.wallSeconds);
+    keep(scenarios[5].name, size, pair.inner, pair.wrong, (2 * iterations) / pair.wallSeconds);
+  }
+  if (!only) drainRows.push({ sessions: size, ...summarize(await withDrain(5000)) });
+}
+const live = host.runtime.engine.store.size;
+const rows = [...rounds_].map(([k, list]) => {
+  const [size, scenario] = k.split("\u0000");
+  return {
+    scenario,
+    sessions: Number(size),
+    rounds: list.length,
+    n: list.reduce((a, r) => a + r.n, 0),
+    // Median of the rounds: one noisy round on a shared machine does not decide the figure.
+    p50: median(list.map((r) => r.p50)),
+    p99: median(list.map((r) => r.p99)),
+    max: Math.max(...list.map((r) => r.max)),
+    mean: median(list.map((r) => r.mean)),
+    wrong: list.reduce((a, r) => a + r.wrong, 0),
+    // Calls per second from the median latency (the gate alone), and sustained with the audit drain included.
+    perSec: 1e6 / median(list.map((r) => r.mean)),
+    sustainedPerSec: median(list.map((r) => r.perSec)),
+  };
+});
+host.runtime.engine.flush();
+const audit = host.runtime.engine.audit;
+emit({
+  rows,
+  drainRows,
+  live,
+  timer: timerOverhead(),
+  iterations,
+  rounds,
+  decisions: audit.counts.decisions - decisionsBefore,
+  auditWritten: audit.health.written,
+  auditErrors: audit.health.writeErrors,
+  storeHealth: host.runtime.engine.store.health,
+});
+host.dispose();

@@ -1,0 +1,57 @@
+/**
+ * A recording stand-in for OpenClaw's plugin API, for the trace replay: it keeps what the plugin
+ * registers (trusted tool policies, hooks, commands) so the replay can call the same handlers the
+ * host calls, in the host's order, without a model or a gateway. The unit tests' helper
+ * (test/helpers/fake-api.ts) is the same idea.
+ */
+
+export type HostHandler = (event: unknown, ctx: unknown) => unknown;
+
+export interface RecordingHost {
+  api: Record<string, unknown>;
+  hooks: Map<string, HostHandler[]>;
+  policies: Array<{ id: string; evaluate: HostHandler }>;
+  commands: Map<string, { handler: (ctx: unknown) => unknown; requireAuth?: boolean; acceptsArgs?: boolean }>;
+  logs: { level: string; message: string }[];
+  /** Calls every handler registered for a hook, in registration order, and returns their results. */
+  fire: (hook: string, event: unknown, ctx?: unknown) => unknown[];
+}
+
+export interface RecordingHostOptions {
+  pluginConfig?: unknown;
+  /** OpenClaw's state directory as the host would resolve it. */
+  stateDir: string;
+  /** Hosts before trusted tool policies: the plugin falls back to before_tool_call. */
+  trustedPolicies?: boolean;
+  hostVersion?: string;
+}
+
+export function recordingHost(options: RecordingHostOptions): RecordingHost {
+  const hooks = new Map<string, HostHandler[]>();
+  const policies: RecordingHost["policies"] = [];
+  const commands: RecordingHost["commands"] = new Map();
+  const logs: RecordingHost["logs"] = [];
+  const api: Record<string, unknown> = {
+    id: "clawos",
+    pluginConfig: options.pluginConfig,
+    registrationMode: "full",
+    logger: {
+      info: (message: string) => logs.push({ level: "info", message }),
+      warn: (message: string) => logs.push({ level: "warn", message }),
+      error: (message: string) => logs.push({ level: "error", message }),
+    },
+    runtime: { version: options.hostVersion ?? "2026.9.6", state: { resolveStateDir: () => options.stateDir } },
+    resolvePath: (p: string) => p,
+    on: (hook: string, handler: HostHandler) => {
+      const list = hooks.get(hook) ?? [];
+      list.push(handler);
+      hooks.set(hook, list);
+    },
+    registerCommand: (command: { name: string; handler: (ctx: unknown) => unknown }) => commands.set(command.name, command),
+  };
+  if (options.trustedPolicies !== false) {
+    api.registerTrustedToolPolicy = (policy: RecordingHost["policies"][number]) => policies.push(policy);
+  }
+  const fire = (hook: string, event: unknown, ctx: unknown = {}) => (hooks.get(hook) ?? []).map((h) => h(event, ctx));
+  return { api, hooks, policies, commands, logs, fire };
+}

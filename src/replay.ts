@@ -1,0 +1,747 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import plugin from "../index.ts";
+import type { Decision } from "./decision.ts";
+import { recordingHost, type RecordingHost } from "./replay-host.ts";
+import { obtainRuntime, resetRuntimeForTests, type ClawosRuntime } from "./runtime.ts";
+import { catalogIdToToolName } from "./tool-names.ts";
+import { isTrustLevel, type TrustLevel } from "./trust.ts";
+
+/**
+ * Trace replay: feeds recorded sessions through ClawOS's real registration (index.ts
+ * `register(api)` with a recording API) and calls the handlers the host calls, in the host's
+ * order, without a model or a gateway. Every trace runs in a fresh plugin runtime over its own
+ * state directory, like a fresh gateway. The trace format is documented in docs/replay.md.
+ */
+
+// ---- the trace format ------------------------------------------------------------------------
+
+export type TraceKind = "benign" | "attack";
+export type Expectation = "blocked" | "allowed";
+
+/** Who speaks in the session: `{ owner: true }`, a channel sender, or null (the host gave no requester). */
+export interface RequesterSpec {
+  readonly owner?: boolean;
+  readonly channel?: string;
+  readonly senderId?: string;
+}
+
+export interface CallStep {
+  readonly tool: string;
+  readonly args?: unknown;
+  readonly toolKind?: string;
+  /** Out-of-band fact: this result's content was at most this trusted (never read from content). */
+  readonly result_trust?: TrustLevel;
+  /** The attacker's goal: the trace is a successful defence only if every injected call is stopped. */
+  readonly injected?: boolean;
+  /** Runs in a sub-agent session created by an earlier call's `child`. */
+  readonly session?: string;
+  /** This call spawns a sub-agent known by this alias from now on. */
+  readonly child?: string;
+  /** With `child`: fire subagent_spawned right after the spawn (default) or only at a `{ "link" }` step. */
+  readonly link?: boolean;
+  /** Code Mode: the tool calls made from inside this call, each gated on its own. */
+  readonly inner?: readonly CallStep[];
+  /** The tool's output text, as the host would store it (documentation; ClawOS never reads it). */
+  readonly output?: string;
+  /** Extra fields for the result's `details` (e.g. a forged tag); ClawOS must not believe them. */
+  readonly details?: Record<string, unknown>;
+  /** The toolCallId; generated when absent. */
+  readonly id?: string;
+}
+
+export type Step =
+  | CallStep
+  | { readonly message: RequesterSpec | null; readonly text?: string }
+  | { readonly link: string }
+  | { readonly end: string }
+  | { readonly restart: true }
+  | { readonly command: string; readonly owner?: boolean };
+
+export interface Trace {
+  readonly id: string;
+  readonly kind: TraceKind;
+  readonly requester: RequesterSpec | null;
+  readonly sessionKey?: string;
+  readonly expect: Expectation;
+  readonly note?: string;
+  readonly config?: Record<string, unknown>;
+  readonly calls: readonly Step[];
+  readonly file: string;
+  readonly line: number;
+}
+
+export interface FormatError {
+  readonly file: string;
+  readonly line: number;
+  readonly field: string;
+  readonly message: string;
+}
+
+export function formatError(e: FormatError): string {
+  return `${e.file}:${e.line}: ${e.field}: ${e.message}`;
+}
+
+const TRACE_KEYS = new Set(["id", "kind", "requester", "sessionKey", "expect", "note", "config", "calls", "title", "tags"]);
+const CALL_KEYS = new Set(["tool", "args", "toolKind", "result_trust", "injected", "session", "child", "link", "inner", "output", "details", "id", "note"]);
+
+class TraceFormatError extends Error {
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function fail(field: string, message: string): never {
+  throw new TraceFormatError(field, message);
+}
+
+function checkRequester(value: unknown, field: string): RequesterSpec | null {
+  if (value === null) return null;
+  if (!isRecord(value)) fail(field, 'must be an object like {"owner": true} or {"channel": "telegram", "senderId": "1"}, or null for no requester');
+  for (const key of Object.keys(value)) {
+    if (!["owner", "channel", "senderId"].includes(key)) fail(`${field}.${key}`, "is not a requester field (owner, channel, senderId)");
+  }
+  if (value.owner !== undefined && typeof value.owner !== "boolean") fail(`${field}.owner`, "must be true or false");
+  for (const key of ["channel", "senderId"] as const) {
+    if (value[key] !== undefined && (typeof value[key] !== "string" || !value[key])) fail(`${field}.${key}`, "must be a non-empty string");
+  }
+  if (value.owner !== true && (value.channel === undefined || value.senderId === undefined)) {
+    fail(field, 'a non-owner requester needs channel and senderId (or use {"owner": true}, or null for no requester)');
+  }
+  return value as RequesterSpec;
+}
+
+function checkCall(value: Record<string, unknown>, field: string, children: Set<string>, inner: boolean): CallStep {
+  for (const key of Object.keys(value)) if (!CALL_KEYS.has(key)) fail(`${field}.${key}`, "is not a call field");
+  if (typeof value.tool !== "string") fail(`${field}.tool`, "must be a string (the tool name as the model sent it)");
+  if (value.toolKind !== undefined && typeof value.toolKind !== "string") fail(`${field}.toolKind`, "must be a string");
+  if (value.result_trust !== undefined && !isTrustLevel(value.result_trust)) {
+    fail(`${field}.result_trust`, "must be one of owner, verified, community, untrusted");
+  }
+  if (value.injected !== undefined && typeof value.injected !== "boolean") fail(`${field}.injected`, "must be true or false");
+  for (const key of ["id", "output", "note"] as const) {
+    if (value[key] !== undefined && typeof value[key] !== "string") fail(`${field}.${key}`, "must be a string");
+  }
+  if (value.details !== undefined && !isRecord(value.details)) fail(`${field}.details`, "must be an object");
+  if (value.session !== undefined) {
+    if (typeof value.session !== "string") fail(`${field}.session`, "must be the alias of a sub-agent spawned earlier");
+    if (!children.has(value.session)) fail(`${field}.session`, `names no sub-agent spawned earlier (${JSON.stringify(value.session)})`);
+  }
+  if (value.child !== undefined) {
+    if (typeof value.child !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(value.child)) fail(`${field}.child`, "must be an alias of letters, digits, _ or -");
+    if (children.has(value.child)) fail(`${field}.child`, `alias ${value.child} is already used`);
+    children.add(value.child);
+  }
+  if (value.link !== undefined) {
+    if (typeof value.link !== "boolean") fail(`${field}.link`, "must be true or false");
+    if (value.child === undefined) fail(`${field}.link`, "only applies to a call with child");
+  }
+  let innerSteps: CallStep[] | undefined;
+  if (value.inner !== undefined) {
+    if (inner) fail(`${field}.inner`, "inner calls cannot nest");
+    if (!Array.isArray(value.inner)) fail(`${field}.inner`, "must be an array of calls");
+    innerSteps = value.inner.map((step, i) => {
+      if (!isRecord(step)) fail(`${field}.inner[${i}]`, "must be an object");
+      return checkCall(step, `${field}.inner[${i}]`, children, true);
+    });
+  }
+  return { ...(value as unknown as CallStep), ...(innerSteps ? { inner: innerSteps } : {}) };
+}
+
+function checkStep(value: unknown, field: string, children: Set<string>): Step {
+  if (!isRecord(value)) fail(field, "must be an object");
+  if ("tool" in value) return checkCall(value, field, children, false);
+  if ("message" in value) {
+    for (const key of Object.keys(value)) if (key !== "message" && key !== "text") fail(`${field}.${key}`, "is not a message field (message, text)");
+    if (value.text !== undefined && typeof value.text !== "string") fail(`${field}.text`, "must be a string");
+    return { message: checkRequester(value.message, `${field}.message`), ...(typeof value.text === "string" ? { text: value.text } : {}) };
+  }
+  for (const kind of ["link", "end"] as const) {
+    if (kind in value) {
+      if (typeof value[kind] !== "string" || !children.has(value[kind] as string)) fail(`${field}.${kind}`, "must name a sub-agent spawned earlier");
+      return { [kind]: value[kind] } as Step;
+    }
+  }
+  if ("restart" in value) {
+    if (value.restart !== true) fail(`${field}.restart`, "must be true");
+    return { restart: true };
+  }
+  if ("command" in value) {
+    if (typeof value.command !== "string") fail(`${field}.command`, 'must be the /clawos arguments, e.g. "trust reset"');
+    if (value.owner !== undefined && typeof value.owner !== "boolean") fail(`${field}.owner`, "must be true or false");
+    return { command: value.command, ...(value.owner !== undefined ? { owner: value.owner as boolean } : {}) };
+  }
+  fail(field, "must be a call ({tool, ...}) or one of {message}, {link}, {end}, {restart}, {command}");
+}
+
+/** Validates one parsed line. Throws TraceFormatError naming the field. */
+export function checkTrace(value: unknown, file: string, line: number): Trace {
+  if (!isRecord(value)) fail("(line)", "must be a JSON object");
+  for (const key of Object.keys(value)) if (!TRACE_KEYS.has(key)) fail(key, "is not a trace field");
+  if (typeof value.id !== "string" || !value.id.trim()) fail("id", "must be a non-empty string");
+  if (value.kind !== "benign" && value.kind !== "attack") fail("kind", 'must be "benign" or "attack"');
+  if (!("requester" in value)) fail("requester", 'is required: {"owner": true}, {"channel": ..., "senderId": ...} or null');
+  const requester = checkRequester(value.requester, "requester");
+  if (value.sessionKey !== undefined && (typeof value.sessionKey !== "string" || !value.sessionKey.trim())) fail("sessionKey", "must be a non-empty string");
+  if (value.expect !== undefined && value.expect !== "blocked" && value.expect !== "allowed") fail("expect", 'must be "blocked" or "allowed"');
+  if (value.note !== undefined && typeof value.note !== "string") fail("note", "must be a string");
+  if (value.config !== undefined && !isRecord(value.config)) fail("config", "must be an object (ClawOS config merged over the run's)");
+  if (!Array.isArray(value.calls) || value.calls.length === 0) fail("calls", "must be a non-empty array of steps");
+  const children = new Set<string>();
+  const calls = value.calls.map((step, i) => checkStep(step, `calls[${i}]`, children));
+  const flat = flatCalls(calls);
+  const injected = flat.filter((c) => c.injected === true).length;
+  if (value.kind === "attack" && injected === 0) fail("calls", 'an attack trace needs at least one call with "injected": true');
+  if (value.kind === "benign" && injected > 0) fail("calls", "a benign trace has no injected calls");
+  const expect: Expectation = (value.expect as Expectation | undefined) ?? (value.kind === "attack" ? "blocked" : "allowed");
+  return {
+    id: value.id,
+    kind: value.kind,
+    requester,
+    ...(typeof value.sessionKey === "string" ? { sessionKey: value.sessionKey } : {}),
+    expect,
+    ...(typeof value.note === "string" ? { note: value.note } : {}),
+    ...(isRecord(value.config) ? { config: value.config } : {}),
+    calls,
+    file,
+    line,
+  };
+}
+
+function flatCalls(steps: readonly Step[]): CallStep[] {
+  const out: CallStep[] = [];
+  for (const step of steps) {
+    if (!("tool" in step)) continue;
+    out.push(step);
+    for (const inner of step.inner ?? []) out.push(inner);
+  }
+  return out;
+}
+
+/** Parses a JSONL text: one trace per non-blank line. Errors name the line and the field. */
+export function parseTraces(text: string, file: string): { traces: Trace[]; errors: FormatError[] } {
+  const traces: Trace[] = [];
+  const errors: FormatError[] = [];
+  const ids = new Map<string, number>();
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = index + 1;
+    if (!raw.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      errors.push({ file, line, field: "(line)", message: `is not valid JSON: ${(error as Error).message}` });
+      return;
+    }
+    try {
+      const trace = checkTrace(value, file, line);
+      const seen = ids.get(trace.id);
+      if (seen !== undefined) fail("id", `${JSON.stringify(trace.id)} is already used on line ${seen}`);
+      ids.set(trace.id, line);
+      traces.push(trace);
+    } catch (error) {
+      if (error instanceof TraceFormatError) errors.push({ file, line, field: error.field, message: error.message });
+      else throw error;
+    }
+  });
+  return { traces, errors };
+}
+
+// ---- replay ----------------------------------------------------------------------------------
+
+export type CallEffect = "allow" | "block" | "would-block" | "not-run";
+
+export interface CallOutcome {
+  readonly step: string;
+  readonly tool: string;
+  /** The tool ClawOS decided on (the inner tool of a tool_call, the canonical name of an alias). */
+  readonly decidedTool?: string;
+  readonly session: string;
+  readonly injected: boolean;
+  readonly effect: CallEffect;
+  readonly inputTrust?: TrustLevel;
+  readonly rules: readonly string[];
+  readonly reason?: string;
+}
+
+export interface TraceOutcome {
+  readonly trace: Trace;
+  readonly calls: readonly CallOutcome[];
+  /** attack: every injected call was stopped (blocked, would-block in audit, or never ran). */
+  readonly injectedAllStopped: boolean;
+  /** Some call was blocked (or would have been, in audit). */
+  readonly anyBlocked: boolean;
+  readonly passed: boolean;
+  readonly why?: string;
+  readonly decided: number;
+  readonly handlerNs: number;
+  readonly error?: string;
+}
+
+export interface ReplayOptions {
+  /** The ClawOS config (plugins.entries.clawos.config). Default: { capabilities: { mode: "enforce" } }. */
+  readonly config?: Record<string, unknown>;
+  /** Extra manifest directories (added to config.manifestDirs). */
+  readonly manifestDirs?: readonly string[];
+  /** Keep each trace's state directory (debugging); removed by default. */
+  readonly keepState?: boolean;
+}
+
+const HANDLER_OWNER = { channel: "webchat", senderId: "owner", senderIsOwner: true };
+
+function hostRequester(spec: RequesterSpec | null): Record<string, unknown> | undefined {
+  if (spec === null) return undefined;
+  if (spec.owner === true) return { ...HANDLER_OWNER, ...(spec.channel ? { channel: spec.channel } : {}), ...(spec.senderId ? { senderId: spec.senderId } : {}) };
+  return { channel: spec.channel, senderId: spec.senderId, senderIsOwner: false };
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    out[key] = isRecord(value) && isRecord(out[key]) ? deepMerge(out[key] as Record<string, unknown>, value) : value;
+  }
+  return out;
+}
+
+/** The config a replay runs with: enforce unless the given config names a mode. */
+export function replayConfig(options: ReplayOptions, trace?: Trace): Record<string, unknown> {
+  let config = deepMerge({ capabilities: { mode: "enforce" } }, options.config ?? {});
+  if (trace?.config) config = deepMerge(config, trace.config);
+  if (options.manifestDirs?.length) {
+    const dirs = Array.isArray(config.manifestDirs) ? (config.manifestDirs as string[]) : [];
+    config = { ...config, manifestDirs: [...dirs, ...options.manifestDirs.map((d) => resolve(d))] };
+  }
+  return config;
+}
+
+function agentOf(sessionKey: string): string {
+  const parts = sessionKey.split(":");
+  return parts[0] === "agent" && parts[1] ? parts[1] : "main";
+}
+
+interface Child {
+  key: string;
+  spawned: boolean;
+}
+
+/** One trace against a fresh plugin runtime. */
+class TraceRun {
+  private host!: RecordingHost;
+  private runtime!: ClawosRuntime;
+  private readonly stateDir: string;
+  private readonly rawConfig: Record<string, unknown>;
+  private readonly mainKey: string;
+  private readonly agentId: string;
+  private requester: Record<string, unknown> | undefined;
+  private readonly children = new Map<string, Child>();
+  private readonly outcomes: CallOutcome[] = [];
+  private readonly exitListeners: Set<(...args: unknown[]) => void>;
+  private seq = 0;
+  decided = 0;
+  handlerNs = 0;
+
+  private readonly trace: Trace;
+  private readonly options: ReplayOptions;
+
+  constructor(trace: Trace, options: ReplayOptions) {
+    this.trace = trace;
+    this.options = options;
+    this.stateDir = mkdtempSync(join(tmpdir(), "clawos-replay-"));
+    this.rawConfig = replayConfig(options, trace);
+    this.mainKey = trace.sessionKey ?? "agent:main:main";
+    this.agentId = agentOf(this.mainKey);
+    this.requester = hostRequester(trace.requester);
+    this.exitListeners = new Set(process.listeners("exit") as Array<(...args: unknown[]) => void>);
+  }
+
+  start(): void {
+    // A stale runtime of an earlier run (or test) in this process must not leak into this trace.
+    resetRuntimeForTests();
+    this.register();
+  }
+
+  private register(): void {
+    this.host = recordingHost({ pluginConfig: this.rawConfig, stateDir: this.stateDir });
+    plugin.register(this.host.api as never);
+    // The same inputs return the runtime register() just created (no reload).
+    this.runtime = obtainRuntime({ rawConfig: this.rawConfig, stateDir: this.stateDir });
+    if (this.host.policies.length === 0) throw new Error("ClawOS registered no trusted tool policy");
+  }
+
+  /** A gateway restart: a new runtime over the same state directory. */
+  private restart(): void {
+    this.closeRuntime();
+    this.register();
+  }
+
+  private closeRuntime(): void {
+    const audit = this.runtime?.engine.audit;
+    resetRuntimeForTests();
+    audit?.close();
+    for (const listener of process.listeners("exit") as Array<(...args: unknown[]) => void>) {
+      if (!this.exitListeners.has(listener)) process.removeListener("exit", listener);
+    }
+  }
+
+  finish(): void {
+    this.closeRuntime();
+    if (!this.options.keepState) rmSync(this.stateDir, { recursive: true, force: true });
+  }
+
+  private timed<T>(fn: () => T): T {
+    const t0 = process.hrtime.bigint();
+    try {
+      return fn();
+    } finally {
+      this.handlerNs += Number(process.hrtime.bigint() - t0);
+    }
+  }
+
+  /** Runs the trusted policy the way the host does; returns the decision ClawOS recorded for it. */
+  private gate(toolName: string, params: unknown, toolCallId: string, sessionKey: string, requester: unknown, toolKind?: string) {
+    const audit = this.runtime.engine.audit;
+    const before = audit.counts.decisions;
+    const event = { toolName, params, toolCallId, ...(toolKind ? { toolKind } : {}) };
+    const ctx = { agentId: this.agentId, sessionKey, sessionId: `sid-${sessionKey}`, runId: "replay", toolName, toolCallId, ...(requester ? { requester } : {}) };
+    const result = this.timed(() => this.host.policies[0].evaluate(event, ctx)) as { block?: boolean; blockReason?: string } | undefined;
+    this.decided++;
+    const recorded: Decision | undefined = audit.counts.decisions > before ? audit.recent(1)[0]?.decision : undefined;
+    const blocked = result?.block === true;
+    const effect: CallEffect = blocked ? "block" : recorded?.effect === "would-block" ? "would-block" : "allow";
+    return { effect, blocked, reason: result?.blockReason ?? recorded?.reason, decision: recorded };
+  }
+
+  private observe(step: CallStep, toolName: string, params: unknown, toolCallId: string, sessionKey: string, blocked: boolean, reason?: string, persist = true): void {
+    const details = blocked ? { status: "blocked", deniedReason: "plugin-before-tool-call", reason } : { ...(step.details ?? {}) };
+    const content = [{ type: "text", text: blocked ? reason ?? "blocked" : step.output ?? `(output of ${toolName})` }];
+    const result = { content, details };
+    const ctx = { agentId: this.agentId, sessionKey, sessionId: `sid-${sessionKey}`, runId: "replay", toolName, toolCallId };
+    this.timed(() => this.host.fire("after_tool_call", { toolName, params, toolCallId, result, ...(blocked ? { error: reason } : {}), durationMs: 1 }, ctx));
+    if (!persist) return;
+    const message = { role: "toolResult", toolCallId, toolName, content, details, isError: blocked, timestamp: Date.now() };
+    this.timed(() => this.host.fire("tool_result_persist", { toolName, toolCallId, message, isSynthetic: false }, ctx));
+  }
+
+  private record(step: CallStep, label: string, sessionKey: string, effect: CallEffect, gate?: ReturnType<TraceRun["gate"]>): void {
+    this.outcomes.push({
+      step: label,
+      tool: step.tool,
+      decidedTool: gate?.decision?.tool,
+      session: sessionKey,
+      injected: step.injected === true,
+      effect,
+      inputTrust: gate?.decision?.inputTrust,
+      rules: gate?.decision?.rules.map((r) => r.rule) ?? [],
+      reason: gate?.reason,
+    });
+  }
+
+  private call(step: CallStep, label: string): void {
+    let sessionKey = this.mainKey;
+    let requester = this.requester;
+    let isSubagent = false;
+    if (step.session) {
+      const child = this.children.get(step.session)!;
+      if (!child.spawned) {
+        // Its spawn was blocked: nothing runs in that session.
+        this.record(step, label, child.key, "not-run");
+        for (const [i, inner] of (step.inner ?? []).entries()) this.record(inner, `${label}.inner[${i}]`, child.key, "not-run");
+        return;
+      }
+      sessionKey = child.key;
+      // A sub-agent run's requester is not the owner (seen on a real gateway).
+      requester = { senderIsOwner: false };
+      isSubagent = true;
+    }
+    const id = step.id ?? `call-${++this.seq}`;
+    const params = step.args ?? {};
+    const outer = this.gate(step.tool, params, id, sessionKey, requester, step.toolKind);
+    let final = outer;
+    let bridged: { tool: string; params: unknown; id: string } | undefined;
+    if (!outer.blocked && step.tool.trim().toLowerCase() === "tool_call" && isRecord(params)) {
+      // Tool Search runs the inner tool as a second hook call.
+      const target = [params.id, params.name, params.tool].find((v): v is string => typeof v === "string" && v.trim() !== "");
+      if (target) {
+        const tool = catalogIdToToolName(target.trim());
+        bridged = { tool, params: params.args ?? {}, id: `tool_search_code:${id}:${tool}:1` };
+        const inner = this.gate(bridged.tool, bridged.params, bridged.id, sessionKey, requester);
+        if (inner.blocked || inner.effect === "would-block") final = { ...inner, decision: inner.decision ?? outer.decision };
+      }
+    }
+    const ran = !final.blocked;
+    this.record(step, label, sessionKey, final.effect, final);
+    // Code Mode: the cell's own tool calls happen while the outer call runs.
+    for (const [i, inner] of (step.inner ?? []).entries()) {
+      if (!ran) {
+        this.record(inner, `${label}.inner[${i}]`, sessionKey, "not-run");
+        continue;
+      }
+      const innerId = inner.id ?? `${id}:cm:${i + 1}`;
+      const g = this.gate(inner.tool, inner.args ?? {}, innerId, sessionKey, requester, inner.toolKind);
+      this.record(inner, `${label}.inner[${i}]`, sessionKey, g.effect, g);
+      this.observe(inner, inner.tool, inner.args ?? {}, innerId, sessionKey, g.blocked, g.reason, false);
+      if (!g.blocked && inner.result_trust) this.outOfBand(inner, inner.tool, innerId, sessionKey, isSubagent);
+    }
+    if (bridged && ran) this.observe(step, bridged.tool, bridged.params, bridged.id, sessionKey, false, undefined, false);
+    this.observe(step, step.tool, params, id, sessionKey, final.blocked, final.reason);
+    if (ran && step.result_trust) this.outOfBand(step, step.tool, id, sessionKey, isSubagent);
+    if (step.child) {
+      const child: Child = { key: `agent:${this.agentId}:subagent:${step.child}`, spawned: ran };
+      this.children.set(step.child, child);
+      if (ran && step.link !== false) this.link(child);
+    }
+  }
+
+  /**
+   * `result_trust`: the trace knows this output was less trusted than its manifest says. The host
+   * has no channel for that fact, so it goes to the engine directly, as an out-of-band result.
+   */
+  private outOfBand(step: CallStep, toolName: string, toolCallId: string, sessionKey: string, isSubagent: boolean): void {
+    this.timed(() =>
+      this.runtime.engine.observeResult({ toolName, params: step.args, toolKind: step.toolKind, toolCallId, sessionKey, isSubagent, resultTrust: step.result_trust }),
+    );
+  }
+
+  private link(child: Child): void {
+    this.timed(() => this.host.fire("subagent_spawned", { childSessionKey: child.key, agentId: this.agentId, mode: "run", runId: "replay" }, { requesterSessionKey: this.mainKey }));
+  }
+
+  run(): CallOutcome[] {
+    this.trace.calls.forEach((step, index) => {
+      const label = `calls[${index}]`;
+      if ("tool" in step) return this.call(step, label);
+      if ("message" in step) {
+        const spec = step.message;
+        const requester = hostRequester(spec);
+        if (spec && spec.channel && spec.senderId) {
+          this.timed(() =>
+            this.host.fire("message_received", { from: spec.senderId, senderId: spec.senderId, content: step.text ?? "", channel: spec.channel }, { channelId: spec.channel, sessionKey: this.mainKey }),
+          );
+        }
+        // The message starts a turn: its sender is the requester of the calls that follow.
+        this.requester = requester;
+        return;
+      }
+      if ("link" in step) {
+        const child = this.children.get(step.link)!;
+        if (child.spawned) this.link(child);
+        return;
+      }
+      if ("end" in step) {
+        const child = this.children.get(step.end)!;
+        if (child.spawned) this.timed(() => this.host.fire("subagent_ended", { targetSessionKey: child.key, outcome: "ok" }, { requesterSessionKey: this.mainKey }));
+        return;
+      }
+      if ("restart" in step) return this.restart();
+      if ("command" in step) {
+        const owner = step.owner !== false;
+        this.host.commands.get("clawos")?.handler({
+          args: step.command,
+          channel: "webchat",
+          senderId: owner ? "owner" : "someone",
+          senderIsOwner: owner,
+          isAuthorizedSender: true,
+          sessionKey: this.mainKey,
+          commandBody: `/clawos ${step.command}`,
+        });
+      }
+    });
+    return this.outcomes;
+  }
+}
+
+const STOPPED: ReadonlySet<CallEffect> = new Set(["block", "would-block", "not-run"]);
+
+export function judge(trace: Trace, calls: readonly CallOutcome[]): Pick<TraceOutcome, "injectedAllStopped" | "anyBlocked" | "passed" | "why"> {
+  const injected = calls.filter((c) => c.injected);
+  const injectedAllStopped = injected.length > 0 && injected.every((c) => STOPPED.has(c.effect));
+  const blocked = calls.filter((c) => c.effect === "block" || c.effect === "would-block");
+  const anyBlocked = blocked.length > 0;
+  let passed: boolean;
+  let why: string | undefined;
+  if (trace.kind === "attack") {
+    const through = injected.filter((c) => !STOPPED.has(c.effect)).map((c) => `${c.step} ${c.tool}`);
+    passed = trace.expect === "blocked" ? injectedAllStopped : !injectedAllStopped;
+    if (!passed) why = trace.expect === "blocked" ? `injected call(s) allowed: ${through.join(", ")}` : "every injected call was blocked, but the trace expects the attack to get through (known limitation fixed? move the trace)";
+  } else {
+    passed = trace.expect === "allowed" ? !anyBlocked : anyBlocked;
+    if (!passed) why = trace.expect === "allowed" ? `blocked: ${blocked.map((c) => `${c.step} ${c.tool} [${c.rules.join(", ")}]`).join("; ")}` : "nothing was blocked, but the trace expects a known false positive (fixed? drop its expect)";
+  }
+  return { injectedAllStopped, anyBlocked, passed, why };
+}
+
+export function replayTrace(trace: Trace, options: ReplayOptions = {}): TraceOutcome {
+  const run = new TraceRun(trace, options);
+  try {
+    run.start();
+    const calls = run.run();
+    return { trace, calls, ...judge(trace, calls), decided: run.decided, handlerNs: run.handlerNs };
+  } catch (error) {
+    return {
+      trace,
+      calls: [],
+      injectedAllStopped: false,
+      anyBlocked: false,
+      passed: false,
+      why: `the replay failed: ${(error as Error).message}`,
+      error: (error as Error).stack ?? String(error),
+      decided: run.decided,
+      handlerNs: run.handlerNs,
+    };
+  } finally {
+    run.finish();
+  }
+}
+
+// ---- files, totals and the report ------------------------------------------------------------
+
+export interface Tally {
+  traces: number;
+  attacks: number;
+  attacksStopped: number;
+  benign: number;
+  benignClean: number;
+  passed: number;
+  failed: number;
+  decided: number;
+  handlerNs: number;
+  knownLimitations: number;
+  knownFalsePositives: number;
+}
+
+export interface FileReport {
+  readonly file: string;
+  readonly outcomes: readonly TraceOutcome[];
+  readonly errors: readonly FormatError[];
+  readonly tally: Tally;
+}
+
+export interface ReplayReport {
+  readonly files: readonly FileReport[];
+  readonly total: Tally;
+  readonly wallMs: number;
+  readonly config: Record<string, unknown>;
+}
+
+function emptyTally(): Tally {
+  return { traces: 0, attacks: 0, attacksStopped: 0, benign: 0, benignClean: 0, passed: 0, failed: 0, decided: 0, handlerNs: 0, knownLimitations: 0, knownFalsePositives: 0 };
+}
+
+function addTally(into: Tally, from: Tally): void {
+  for (const key of Object.keys(into) as (keyof Tally)[]) into[key] += from[key];
+}
+
+export function tally(outcomes: readonly TraceOutcome[], formatErrors = 0): Tally {
+  const t = emptyTally();
+  for (const o of outcomes) {
+    t.traces++;
+    if (o.trace.kind === "attack") {
+      t.attacks++;
+      if (o.injectedAllStopped) t.attacksStopped++;
+      if (o.trace.expect === "allowed") t.knownLimitations++;
+    } else {
+      t.benign++;
+      if (!o.anyBlocked && !o.error) t.benignClean++;
+      if (o.trace.expect === "blocked") t.knownFalsePositives++;
+    }
+    if (o.passed) t.passed++;
+    else t.failed++;
+    t.decided += o.decided;
+    t.handlerNs += o.handlerNs;
+  }
+  t.failed += formatErrors;
+  return t;
+}
+
+/** The *.jsonl files named: files as given, directories' own *.jsonl files in name order. */
+export function traceFiles(paths: readonly string[]): string[] {
+  const files: string[] = [];
+  for (const path of paths) {
+    if (statSync(path).isDirectory()) {
+      for (const name of readdirSync(path).filter((n) => n.endsWith(".jsonl")).sort()) files.push(join(path, name));
+    } else files.push(path);
+  }
+  return files;
+}
+
+export function replayFile(file: string, options: ReplayOptions = {}): FileReport {
+  const { traces, errors } = parseTraces(readFileSync(file, "utf8"), file);
+  const outcomes = traces.map((trace) => replayTrace(trace, options));
+  return { file, outcomes, errors, tally: tally(outcomes, errors.length) };
+}
+
+export function replayPaths(paths: readonly string[], options: ReplayOptions = {}): ReplayReport {
+  const started = performance.now();
+  const files = traceFiles(paths).map((file) => replayFile(file, options));
+  const total = emptyTally();
+  for (const f of files) addTally(total, f.tally);
+  return { files, total, wallMs: performance.now() - started, config: replayConfig(options) };
+}
+
+function pct(n: number, d: number): string {
+  return d === 0 ? "n/a" : `${((100 * n) / d).toFixed(1)}%`;
+}
+
+function rate(t: Tally): string {
+  return t.handlerNs === 0 ? "n/a" : `${Math.round(t.decided / (t.handlerNs / 1e9))}`;
+}
+
+function describeCall(c: CallOutcome): string {
+  const tool = c.decidedTool && c.decidedTool !== c.tool ? `${c.tool} -> ${c.decidedTool}` : c.tool;
+  const where = c.session.includes(":subagent:") ? ` in ${c.session}` : "";
+  const trust = c.inputTrust ? ` at ${c.inputTrust}` : "";
+  const rules = c.rules.length ? ` [${c.rules.join(", ")}]` : "";
+  return `${c.step} ${tool}${c.injected ? " (injected)" : ""}${where}: ${c.effect}${trust}${rules}`;
+}
+
+export function summaryLines(t: Tally): string[] {
+  const lines: string[] = [];
+  if (t.attacks || !t.benign) lines.push(`security: ${t.attacksStopped}/${t.attacks} attack traces had every injected call blocked (${pct(t.attacksStopped, t.attacks)})`);
+  if (t.benign || !t.attacks) lines.push(`utility: ${t.benignClean}/${t.benign} benign traces completed with no call blocked (${pct(t.benignClean, t.benign)})`);
+  if (t.knownLimitations || t.knownFalsePositives) {
+    lines.push(`known limitations (attacks expected to get through): ${t.knownLimitations}; known false positives (benign traces expected to be blocked): ${t.knownFalsePositives}`);
+  }
+  lines.push(`speed: ${t.decided} calls decided in ${(t.handlerNs / 1e6).toFixed(1)} ms of handler time (${rate(t)} calls/s)`);
+  return lines;
+}
+
+/** The human report. The closing line is exactly `N passed, N failed`. */
+export function formatReport(report: ReplayReport, verbose = false): string {
+  const out: string[] = [];
+  const mode = ((report.config.capabilities as Record<string, unknown> | undefined)?.mode as string | undefined) ?? "enforce";
+  const dirs = (report.config.manifestDirs as string[] | undefined) ?? [];
+  out.push(`ClawOS trace replay: mode ${mode}; manifests: built-in${dirs.length ? ` + ${dirs.length} dir(s)` : ""}`);
+  const failures: string[] = [];
+  for (const f of report.files) {
+    out.push("");
+    out.push(`${basename(f.file)}: ${f.tally.traces} traces (${f.tally.attacks} attack, ${f.tally.benign} benign)`);
+    for (const line of summaryLines(f.tally)) out.push(`  ${line}`);
+    out.push(`  ${f.tally.passed} passed, ${f.tally.failed} failed`);
+    for (const e of f.errors) failures.push(`FORMAT ${formatError(e)}`);
+    for (const o of f.outcomes) {
+      if (!o.passed) failures.push(`FAIL ${basename(f.file)}:${o.trace.line} ${o.trace.id}: ${o.why}`);
+      if (!verbose) continue;
+      const verdict = o.trace.kind === "attack" ? (o.injectedAllStopped ? "stopped" : "GOT THROUGH") : o.anyBlocked ? "BLOCKED" : "completed";
+      const expect = o.trace.expect !== (o.trace.kind === "attack" ? "blocked" : "allowed") ? ` (expect ${o.trace.expect})` : "";
+      out.push(`  - ${o.trace.id} [${o.trace.kind}]${expect}: ${verdict}, ${o.passed ? "pass" : "FAIL"}`);
+      for (const c of o.calls) out.push(`      ${describeCall(c)}`);
+      if (o.error) out.push(`      error: ${o.error}`);
+    }
+  }
+  out.push("");
+  out.push(`Total: ${report.total.traces} traces in ${report.files.length} file(s), ${(report.wallMs / 1000).toFixed(2)} s wall time`);
+  for (const line of summaryLines(report.total)) out.push(`  ${line}`);
+  if (failures.length) {
+    out.push("");
+    out.push(...failures);
+  }
+  out.push(`${report.total.passed} passed, ${report.total.failed} failed`);
+  return out.join("\n");
+}
