@@ -117,6 +117,11 @@ function wiringOf(packageDir, version) {
   return hasPatchMarker(packageDir) ? "patched-legacy" : "unpatched-legacy";
 }
 
+/** Shell-quotes a path only when it needs it (same output as the plugin's fix command). */
+function quoteArg(arg) {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg);
+}
+
 function patchFileFor(version) {
   const file = join(PATCHES_DIR, `openclaw+${version}.patch`);
   return existsSync(file) ? file : undefined;
@@ -286,7 +291,7 @@ function patchHost(opts, log) {
     log(`${where}: ${describeWiring(wiring)}`);
     if (wiring === "native" || wiring === "patched-legacy") return EXIT_OK;
     if (wiring === "unpatched-legacy" && patchFileFor(version)) {
-      log(`fix: clawos patch-host --openclaw ${JSON.stringify(packageDir)}`);
+      log(`fix: npx clawos patch-host --openclaw ${quoteArg(packageDir)}`);
       return EXIT_FAIL;
     }
     return EXIT_NO_PATCH;

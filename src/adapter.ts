@@ -58,6 +58,9 @@ export function loadHostSessionKeyClassifier(): Promise<void> {
  */
 export function isSubagentSessionKey(sessionKey: string | undefined): boolean {
   if (!sessionKey) return false;
+  // Fast path for the common case (every gate call asks): no marker anywhere, no child.
+  const lower = sessionKey.toLowerCase();
+  if (!lower.includes("subagent:") && !lower.includes(":acp:")) return false;
   if (hostIsSubagentSessionKey?.(sessionKey) === true) return true;
   const key = sessionKey.trim().toLowerCase();
   if (SUBAGENT_REST.test(key)) return true;
@@ -210,7 +213,9 @@ export function handleCommand(runtime: ClawosRuntime, ctx: AnyRecord): { text: s
  */
 function detectHost(runtime: ClawosRuntime, api: HostApi): void {
   if (runtime.hostWiring !== "unknown") return;
-  runtime.hostVersion = api.runtime?.version;
+  // 2026.2.x reports "unknown" here; only a real version counts, else the installed package says.
+  const reported = api.runtime?.version;
+  runtime.hostVersion = reported && /^\d+\.\d+\.\d+/.test(reported) ? reported : undefined;
   try {
     const dir = findOpenClawPackageDir();
     if (dir) {

@@ -157,7 +157,7 @@ export const ConfigSchema = Type.Object(
           description: "Upper bound of sessions held in memory; older ones are reloaded from disk when they return.",
         }),
         maxSourcesPerSession: Type.Integer({
-          default: 8,
+          default: 2,
           minimum: 1,
           maximum: 1000,
           title: "Taint sources kept per session",

@@ -470,9 +470,8 @@ export class Engine {
     }
   }
 
-  /** Flushes the audit log and unsaved session sources (gateway stop, process exit). */
+  /** Flushes the audit log (gateway stop, process exit); session trust is written as it changes. */
   flush(): void {
-    this.store.flush();
     this.audit.flush();
   }
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { homedir, tmpdir } from "node:os";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AuditLog } from "./audit.ts";
 import { resolveConfig } from "./config.ts";
@@ -89,6 +89,18 @@ export function buildRegistry(config: ClawosConfig, base: string, resolvePath?: 
   return new ManifestRegistry(loads);
 }
 
+/**
+ * Where the default audit log lives. `openclaw agent exec` without `--state-dir` points the state
+ * directory at a temporary `openclaw-agent-exec-*` directory that it deletes afterwards; session
+ * state of that one-shot run may go with it, but its audit records belong with the operator's.
+ */
+export function auditStateDir(stateDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const ephemeral = basename(stateDir).startsWith("openclaw-agent-exec-") && resolve(dirname(stateDir)) === resolve(tmpdir());
+  if (!ephemeral) return stateDir;
+  const home = env.OPENCLAW_HOME?.trim() || env.HOME?.trim() || homedir();
+  return join(home, ".openclaw");
+}
+
 /** Config that blocks everything: what runs while the operator's config is invalid. */
 function failClosedConfig(): ClawosConfig {
   const result = resolveConfig({ capabilities: { mode: "enforce", defaultAllow: false } });
@@ -101,7 +113,9 @@ function createRuntime(inputs: RuntimeInputs): ClawosRuntime {
   const config = resolved.ok ? resolved.config : failClosedConfig();
   const clawosDir = join(inputs.stateDir, "clawos");
   const stateDirPath = config.state.dir ? expandPath(config.state.dir, inputs.stateDir, inputs.resolvePath) : join(clawosDir, "sessions");
-  const auditFile = config.audit.file ? expandPath(config.audit.file, inputs.stateDir, inputs.resolvePath) : join(clawosDir, "audit.jsonl");
+  const auditFile = config.audit.file
+    ? expandPath(config.audit.file, inputs.stateDir, inputs.resolvePath)
+    : join(auditStateDir(inputs.stateDir), "clawos", "audit.jsonl");
   const engine = new Engine({
     config,
     manifests: buildRegistry(config, inputs.stateDir, inputs.resolvePath),

@@ -74,21 +74,16 @@ export class SessionStore {
   private readonly dir?: string;
   private readonly maxSources: number;
   private readonly now: () => number;
-  private readonly dirty = new Set<string>();
   readonly health: StoreHealth = { writeErrors: 0, readErrors: 0 };
 
   constructor(options: StoreOptions) {
     this.dir = options.dir;
     this.maxSources = options.maxSourcesPerSession;
     this.now = options.now ?? Date.now;
-    this.cache = new LRUCache<string, SessionTrust>({
-      max: options.maxSessions,
-      // An evicted session with unsaved sources is written out; its trust is on disk already.
-      dispose: (value, key, reason) => {
-        if (reason === "evict" && this.dirty.has(key)) this.persist(value);
-        this.dirty.delete(key);
-      },
-    });
+    // Evicting a session loses nothing that matters: its trust and the inputs that lowered it are
+    // on disk already. Its other recent sources ride along whenever the record is written; they are
+    // diagnostics (the audit log has every one), so they never cost a write of their own.
+    this.cache = new LRUCache<string, SessionTrust>({ max: options.maxSessions });
     if (this.dir) {
       // Beside the directory, not in it, so that losing the directory does not lose the ledger.
       this.ledgerFile = join(dirname(this.dir), `${basename(this.dir)}.tainted.log`);
@@ -107,14 +102,14 @@ export class SessionStore {
    * directory removed while the gateway was down) fails closed instead of starting clean.
    */
   private ledgerFile?: string;
-  private tainted = new Set<string>();
+  private tainted = new Set<number>();
 
   private noteLedger(key: string, tainted: boolean): void {
     if (!this.ledgerFile) return;
     const id = ledgerId(key);
     if (this.tainted.has(id) === tainted) return;
     try {
-      appendFileSync(this.ledgerFile, `${tainted ? "+" : "-"}${id}\n`);
+      appendFileSync(this.ledgerFile, `${tainted ? "+" : "-"}${id.toString(16)}\n`);
       if (tainted) this.tainted.add(id);
       else this.tainted.delete(id);
     } catch (error) {
@@ -211,14 +206,6 @@ export class SessionStore {
     }
   }
 
-  /** Writes every session whose recent sources have not reached disk yet. */
-  flush(): void {
-    for (const key of this.dirty) {
-      const state = this.cache.peek(key);
-      if (state) this.persist(state);
-    }
-    this.dirty.clear();
-  }
 
   private remember(state: SessionTrust, source: TaintSource): void {
     if (state instanceof SessionState) {
@@ -229,7 +216,6 @@ export class SessionStore {
       state.recent.push(source);
       if (state.recent.length > this.maxSources) state.recent.shift();
     }
-    if (this.dir) this.dirty.add(state.key);
   }
 
   fileOf(key: string): string {
@@ -317,7 +303,6 @@ export class SessionStore {
 
   private persist(state: SessionTrust): void {
     if (!this.dir) return;
-    this.dirty.delete(state.key);
     this.noteLedger(state.key, state.trust !== "owner");
     const record: StoredRecord = {
       v: 1,
@@ -455,12 +440,13 @@ function unpackSource(record: string): TaintSource {
   };
 }
 
-function ledgerId(key: string): string {
-  return createHash("sha256").update(key).digest("hex").slice(0, 20);
+/** 52 bits of the key's hash: a number, so a ledger of 100k sessions costs little memory. */
+function ledgerId(key: string): number {
+  return Number.parseInt(createHash("sha256").update(key).digest("hex").slice(0, 13), 16);
 }
 
-function readLedger(file: string): Set<string> {
-  const set = new Set<string>();
+function readLedger(file: string): Set<number> {
+  const set = new Set<number>();
   let text = "";
   try {
     text = readFileSync(file, "utf8");
@@ -468,8 +454,10 @@ function readLedger(file: string): Set<string> {
     return set;
   }
   for (const line of text.split("\n")) {
-    if (line.startsWith("+")) set.add(line.slice(1));
-    else if (line.startsWith("-")) set.delete(line.slice(1));
+    const id = Number.parseInt(line.slice(1), 16);
+    if (!Number.isSafeInteger(id)) continue;
+    if (line.startsWith("+")) set.add(id);
+    else if (line.startsWith("-")) set.delete(id);
   }
   return set;
 }

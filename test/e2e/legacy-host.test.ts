@@ -111,7 +111,7 @@ describe("ClawOS on openclaw@2026.1.30 (tool hooks defined, never called)", () =
     const check = patchHost(["--check", "--openclaw", hostDir]);
     expect(check.code, check.out).toBe(1);
     expect(check.out).toContain(`OpenClaw ${VERSION} at ${hostDir}: unpatched`);
-    expect(check.out).toContain(`fix: clawos patch-host --openclaw`);
+    expect(check.out).toContain(`fix: ${fix()}`); // the same command ClawOS prints
 
     // The relaxed schema passes 2026.1.30's own validation of the raw config: the plugin loads.
     const list = await env.openclaw(["plugins", "list", "--json"]);

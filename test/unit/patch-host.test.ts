@@ -164,6 +164,14 @@ describe("clawos patch-host on versions without a patch", () => {
     expect(r.out).toContain("native");
   });
 
+  it("--check on an unpatched legacy host prints the fix command ClawOS prints", () => {
+    const pkg = fakeOpenClaw(join(tmp, "my hosts", "node_modules", "openclaw"), "2026.1.30");
+    const r = run(["patch-host", "--check", "--openclaw", pkg]);
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toContain(`fix: ${detectHostWiring(pkg).fixCommand}`);
+    expect(r.out).toContain(`fix: npx clawos patch-host --openclaw ${JSON.stringify(pkg)}`);
+  });
+
   it("explains the before-only releases", () => {
     const pkg = fakeOpenClaw(join(tmp, "fake-before-only", "node_modules", "openclaw"), "2026.2.5");
     const r = run(["patch-host", "--openclaw", pkg]);
