@@ -134,6 +134,9 @@ export function parseScenario(file: string): Scenario {
   for (const step of scenario.steps) {
     if ("turn" in step) {
       if (scenario.path === "exec" && step.turn.session) throw new ScenarioFormatError(`${file}: the exec path makes its own session key; drop "session"`);
+      if (scenario.path === "exec" && step.turn.expectTrust) {
+        throw new ScenarioFormatError(`${file}: agent exec deletes its session state after the run; check a trust.lowered record with "expectAudit" instead of "expectTrust"`);
+      }
       if (scenario.path !== "exec" && !step.turn.session) throw new ScenarioFormatError(`${file}: a turn on the ${scenario.path} path needs "session"`);
       if (step.turn.from === "non-owner" && scenario.path !== "chat") {
         throw new ScenarioFormatError(`${file}: only the chat path can send as a non-owner (${scenario.path} turns are the owner's)`);
