@@ -4,6 +4,7 @@ import { defineConfig } from "vitest/config";
 // gateways, so they run one file at a time with generous timeouts on a 2-core machine.
 export default defineConfig({
   test: {
+    globalSetup: ["test/setup/tmpdir.ts"],
     projects: [
       {
         test: {

@@ -76,8 +76,9 @@ export async function installPlugin(ctx: InstallContext, spec: PluginSpec): Prom
     });
     enableEntry(ctx, spec.id);
   } else if (route === "extensions-dir") {
+    // The directory is copied as an operator would unpack a plugin with its dependencies.
     const target = join(ctx.stateDir, "extensions", spec.id);
-    cpSync(spec.dir, target, { recursive: true, filter: (src) => !src.includes("node_modules") });
+    cpSync(spec.dir, target, { recursive: true });
     enableEntry(ctx, spec.id);
   } else if (route === "link") {
     assertOk("plugins install --link", await ctx.openclaw(["plugins", "install", "--link", spec.dir, "--force", "--accept-capabilities"]));

@@ -300,7 +300,17 @@ export async function runScenarioFiles(files: string[], options: RunOptions = {}
       ],
     });
     try {
-      if (group.gateway) await env.startGateway({ expectPlugins: ["clawos", "taint-tools"] });
+      if (group.gateway) {
+        try {
+          await env.startGateway({ expectPlugins: ["clawos", "taint-tools"] });
+        } catch (error) {
+          for (const scenario of group.scenarios) {
+            results.push({ name: scenario.name, file: scenario.file, passed: false, failures: [`the gateway did not start with ClawOS: ${(error as Error).message.slice(0, 2000)}`], durationMs: 0 });
+            log(`FAIL ${scenario.name}: the gateway did not start with ClawOS`);
+          }
+          continue;
+        }
+      }
       for (const scenario of group.scenarios) {
         const started = Date.now();
         const errorsBefore = group.gateway ? env.pluginErrors(["clawos"]).length : 0;
