@@ -77,8 +77,8 @@ export class AuditLog {
   private readonly ringSize: number;
   private readonly queue: Pending[] = [];
   private scheduled = false;
-  private readonly logger?: Logger;
-  private readonly fd?: number;
+  private logger?: Logger;
+  private fd?: number;
   /** Lines formatted by pino in this drain, written with one syscall. */
   private readonly lines: string[] = [];
   private linesLength = 0;
@@ -89,35 +89,44 @@ export class AuditLog {
   constructor(options: AuditOptions) {
     this.ringSize = options.recent;
     this.now = options.now ?? Date.now;
-    if (options.file) {
-      this.health.file = options.file;
-      let fd: number | undefined;
-      try {
-        mkdirSync(dirname(options.file), { recursive: true });
-        // Opened synchronously so that an exit right after start can still flush every record.
-        fd = openSync(options.file, "a");
-      } catch (error) {
-        this.noteWriteError(error);
-        this.lost = true;
-      }
-      if (fd !== undefined) {
-        // Synchronous writes, batched: the drain runs off the tool call's path, lines stay in order
-        // and no write is ever in flight when the process exits.
-        this.fd = fd;
-        const sink = {
-          write: (line: string) => {
-            this.lines.push(line);
-            this.linesLength += line.length;
-            if (this.linesLength >= 1024 * 1024) this.writeLines(false);
-          },
-        };
-        this.logger = pino(
-          // Every line carries the record format version in place of pino's level.
-          { base: undefined, messageKey: "event", timestamp: false, formatters: { level: () => ({ v: 1 }) } },
-          sink,
-        );
-      }
+    if (options.file) this.open(options.file);
+  }
+
+  /** Points the log at another file (a config reload changed `audit.file`); counters carry on. */
+  retarget(file: string | undefined): void {
+    if (file === this.health.file) return;
+    this.close();
+    this.fd = undefined;
+    this.lost = false;
+    this.health.file = undefined;
+    if (file) this.open(file);
+  }
+
+  private open(file: string): void {
+    this.health.file = file;
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      // Opened synchronously so that an exit right after start can still flush every record.
+      this.fd = openSync(file, "a");
+    } catch (error) {
+      this.noteWriteError(error);
+      this.lost = true;
+      return;
     }
+    // Synchronous writes, batched: the drain runs off the tool call's path, lines stay in order
+    // and no write is ever in flight when the process exits.
+    const sink = {
+      write: (line: string) => {
+        this.lines.push(line);
+        this.linesLength += line.length;
+        if (this.linesLength >= 1024 * 1024) this.writeLines(false);
+      },
+    };
+    this.logger ??= pino(
+      // Every line carries the record format version in place of pino's level.
+      { base: undefined, messageKey: "event", timestamp: false, formatters: { level: () => ({ v: 1 }) } },
+      sink,
+    );
   }
 
   /** Hot path: count, keep in the ring, enqueue. No serialisation here. */
@@ -181,7 +190,7 @@ export class AuditLog {
   }
 
   private enqueue(item: Pending): void {
-    if (!this.logger) {
+    if (!this.logger || this.fd === undefined) {
       if (this.lost) this.health.writeErrors++;
       return;
     }

@@ -101,6 +101,12 @@ export function auditStateDir(stateDir: string, env: NodeJS.ProcessEnv = process
   return join(home, ".openclaw");
 }
 
+function auditFileFor(config: ClawosConfig, inputs: RuntimeInputs): string {
+  return config.audit.file
+    ? expandPath(config.audit.file, inputs.stateDir, inputs.resolvePath)
+    : join(auditStateDir(inputs.stateDir), "clawos", "audit.jsonl");
+}
+
 /** Config that blocks everything: what runs while the operator's config is invalid. */
 function failClosedConfig(): ClawosConfig {
   const result = resolveConfig({ capabilities: { mode: "enforce", defaultAllow: false } });
@@ -113,9 +119,7 @@ function createRuntime(inputs: RuntimeInputs): ClawosRuntime {
   const config = resolved.ok ? resolved.config : failClosedConfig();
   const clawosDir = join(inputs.stateDir, "clawos");
   const stateDirPath = config.state.dir ? expandPath(config.state.dir, inputs.stateDir, inputs.resolvePath) : join(clawosDir, "sessions");
-  const auditFile = config.audit.file
-    ? expandPath(config.audit.file, inputs.stateDir, inputs.resolvePath)
-    : join(auditStateDir(inputs.stateDir), "clawos", "audit.jsonl");
+  const auditFile = auditFileFor(config, inputs);
   const engine = new Engine({
     config,
     manifests: buildRegistry(config, inputs.stateDir, inputs.resolvePath),
@@ -151,6 +155,8 @@ export function obtainRuntime(inputs: RuntimeInputs): ClawosRuntime {
     const resolved = resolveConfig(inputs.rawConfig);
     const config = resolved.ok ? resolved.config : failClosedConfig();
     runtime.engine.applyConfig(config, buildRegistry(config, inputs.stateDir, inputs.resolvePath));
+    // A new audit file takes effect at once; the counters and the rollout report carry on.
+    runtime.engine.audit.retarget(auditFileFor(config, inputs));
     runtime.configErrors = resolved.ok ? [] : resolved.errors;
     runtime.configFingerprint = fingerprint;
   }

@@ -105,3 +105,23 @@ describe("faults", () => {
     expect(evaluate(fixed, "read").result).toBeUndefined();
   });
 });
+
+describe("config reloads that move files", () => {
+  afterEach(() => resetRuntimeForTests());
+
+  it("a reload to another audit file writes there from then on, keeping the counters", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-retarget-"));
+    const first = recordingApi({ pluginConfig: { capabilities: { mode: "enforce" }, audit: { file: join(dir, "a.jsonl") } } });
+    plugin.register(first.api as never);
+    evaluate(first, "read");
+    const second = recordingApi({ pluginConfig: { capabilities: { mode: "enforce" }, audit: { file: join(dir, "b.jsonl") } }, stateDir: first.stateDir });
+    plugin.register(second.api as never);
+    evaluate(second, "read");
+    second.fire("gateway_stop", {}, {});
+    const { readFileSync } = await import("node:fs");
+    expect(readFileSync(join(dir, "a.jsonl"), "utf8").trim().split("\n")).toHaveLength(1);
+    expect(readFileSync(join(dir, "b.jsonl"), "utf8").trim().split("\n")).toHaveLength(1);
+    expect(status(second)).toContain("Decisions since");
+    expect(status(second)).toMatch(/: 2 \(allow 2/);
+  });
+});

@@ -214,6 +214,8 @@ class ScenarioRun {
   }
 
   private checkDecisions(calls: CallSpec[], decisions: AuditLine[], where: string): void {
+    // Without any `expect` the scenario does not rely on the audit log (it may point elsewhere).
+    if (!calls.some((call) => call.expect)) return;
     if (decisions.length !== calls.length) {
       this.fail(`${where}: expected ${calls.length} decisions, ClawOS recorded ${decisions.length}: ${decisions.map((d) => `${d.tool}=${d.decision}`).join(", ") || "none"}`);
     }
