@@ -4,14 +4,15 @@
 // request, so the CLI's own start-up is left out), the added time per tool call against the plugin-absent
 // run, and the run-to-run spread of the plugin-absent turns (the noise the added time is compared with).
 // Usage: npm run bench:e2e -- [--turns 5] [--calls 50] [--json FILE]. Takes several minutes.
-// The gateway loads ClawOS from its runtime entry (dist/index.js, see package.json "openclaw"), so run
-// `npm run build` first for the figures to reflect the current sources.
+// ClawOS is loaded from a staged plugin directory (scripts/stage-plugin.sh builds it from the current
+// sources), as the end-to-end tests do.
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createOpenClawEnv } from "../test/e2e/harness/gateway.ts";
 import type { OpenClawEnv } from "../test/e2e/harness/gateway.ts";
 import { startScriptedModel, toolResultsIn } from "../test/e2e/harness/scripted-model.ts";
 import type { ChatRequestBody, ScriptedModel, ScriptedReply } from "../test/e2e/harness/scripted-model.ts";
+import { stagedClawos } from "../test/e2e/stage.ts";
 import { parseArgs } from "./lib/host.ts";
 import { fmt, summarize, table } from "./lib/stats.ts";
 
@@ -45,7 +46,7 @@ function scriptTurn(model: ScriptedModel, marker: string, stamps: number[]) {
 async function runVariant(model: ScriptedModel, variant: Variant) {
   const env: OpenClawEnv = await createOpenClawEnv({
     model,
-    plugins: variant.plugin ? [{ id: "clawos", dir: REPO, route: "load-path", config: { capabilities: { mode: variant.plugin.mode } } }] : [],
+    plugins: variant.plugin ? [{ id: "clawos", dir: stagedClawos(), route: "load-path", config: { capabilities: { mode: variant.plugin.mode } } }] : [],
   });
   try {
     writeFileSync(join(env.workspaceDir, "bench-note.txt"), "a small file the scripted model reads\n");
