@@ -1,4 +1,5 @@
 import type { Decision } from "./decision.ts";
+import { POLICY_ID } from "./ids.ts";
 import type { Requester, ToolCall } from "./engine.ts";
 import {
   defaultStateDir,
@@ -17,6 +18,8 @@ import { formatAudit, formatManifests, formatSession, formatStatus } from "./sta
  * The API is typed structurally so the same code loads on hosts old and new.
  */
 
+export { POLICY_ID };
+
 type AnyRecord = Record<string, unknown>;
 type Handler = (event: any, ctx: any) => unknown;
 
@@ -30,9 +33,6 @@ export interface HostApi {
   runtime?: { version?: string; state?: { resolveStateDir?: (env?: NodeJS.ProcessEnv) => string } };
   registrationMode?: string;
 }
-
-export { POLICY_ID } from "./ids.ts";
-import { POLICY_ID } from "./ids.ts";
 
 const SUBAGENT_REST = /^subagent:/;
 
