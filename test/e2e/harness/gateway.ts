@@ -228,8 +228,8 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
     gateway = undefined;
   };
 
-  const cliJson = async (args: string[], timeoutMs?: number) => {
-    const result = await openclaw(args, { timeoutMs });
+  const cliJson = async (args: string[], timeoutMs?: number, cwd?: string) => {
+    const result = await openclaw(args, { timeoutMs, cwd });
     let json: unknown;
     try {
       json = parseJsonOutput(result.stdout);
@@ -335,14 +335,7 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
       cliJson(["agent", "--local", "--agent", agent, "--session-key", sessionKey, "--message", message, "--json", ...extraArgs], timeoutMs),
     agentExec: async (message, opts = {}) => {
       const args = ["agent", "exec", message, "--model", modelRef, "--json", ...(opts.stateDir ? ["--state-dir", opts.stateDir] : []), ...(opts.extraArgs ?? [])];
-      const result = await openclaw(args, { timeoutMs: opts.timeoutMs ?? 180_000, cwd: opts.cwd });
-      let json: unknown;
-      try {
-        json = parseJsonOutput(result.stdout);
-      } catch {
-        json = undefined;
-      }
-      return { result, json };
+      return cliJson(args, opts.timeoutMs ?? 180_000, opts.cwd);
     },
     gatewayCall,
     gatewayRpc,
