@@ -1,7 +1,7 @@
 import type { OpenClawPluginApi, OpenClawPluginDefinition } from "openclaw/plugin-sdk/plugin-entry";
-import { registerClawos, type HostApi } from "./src/adapter.ts";
-import { resolveConfig } from "./src/config.ts";
-import { buildUiHints, configJsonSchema } from "./src/config-schema.ts";
+import { registerClawos, type HostApi } from "./src/host/adapter.ts";
+import { resolveConfig } from "./src/config/config.ts";
+import { buildUiHints, configJsonSchema } from "./src/config/config-schema.ts";
 
 /**
  * ClawOS plugin entry: registration only. The entry is the plain object `definePluginEntry`

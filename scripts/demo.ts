@@ -5,9 +5,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../test/e2e/harness/gateway.ts";
-import { startScriptedModel } from "../test/e2e/harness/scripted-model.ts";
-import { REPO, stagedClawos } from "../test/e2e/stage.ts";
+import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../tools/harness/gateway.ts";
+import { startScriptedModel } from "../tools/harness/scripted-model.ts";
+import { REPO, stagedClawos } from "../tools/harness/stage.ts";
 
 const SESSION = "agent:main:demo";
 const ADMIN = ["operator.admin", "operator.read", "operator.write"];

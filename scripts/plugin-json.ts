@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { POLICY_ID } from "../src/ids.ts";
-import { buildUiHints, configJsonSchema } from "../src/config-schema.ts";
+import { buildUiHints, configJsonSchema } from "../src/config/config-schema.ts";
 
 export function pluginJson(): Record<string, unknown> {
   return {

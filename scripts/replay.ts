@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { formatReport, replayPaths, type ReplayOptions } from "../src/replay.ts";
+import { formatReport, replayPaths, type ReplayOptions } from "../tools/replay/replay.ts";
 
 const USAGE = "usage: npm run replay -- <traces.jsonl|dir>... [--manifests <dir>] [--config <file>] [--verbose] [--json]";
 

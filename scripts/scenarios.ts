@@ -2,8 +2,8 @@
  * `npm run scenarios -- <files or dirs>`: runs scenario files (docs/scenarios.md) against real
  * OpenClaw gateways, one line per scenario, closing with `N passed, N failed`.
  */
-import { runScenarioFiles } from "../test/e2e/scenarios/runner.ts";
-import { scenarioFiles } from "../test/e2e/scenarios/format.ts";
+import { runScenarioFiles } from "../tools/scenarios/runner.ts";
+import { scenarioFiles } from "../tools/scenarios/format.ts";
 
 const targets = process.argv.slice(2).filter((a) => a !== "--");
 if (targets.length === 0) {

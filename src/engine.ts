@@ -1,10 +1,10 @@
-import { AuditLog, type DecisionContext } from "./audit.ts";
-import type { ClawosConfig } from "./config-schema.ts";
-import { decide, internalErrorDecision, modeFor, type Decision } from "./decision.ts";
-import type { ManifestRegistry } from "./manifests.ts";
-import { SessionStore, type SessionTrust, type TaintSource } from "./session-store.ts";
-import { normalizeToolName, outerCallIdOf, resolveTool, type ResolvedTool } from "./tool-names.ts";
-import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
+import { AuditLog, type DecisionContext } from "./audit/audit-log.ts";
+import type { ClawosConfig } from "./config/config-schema.ts";
+import { decide, internalErrorDecision, modeFor, type Decision } from "./policy/decision.ts";
+import type { ManifestRegistry } from "./policy/manifests.ts";
+import { SessionStore, type SessionTrust, type TaintSource } from "./taint/session-store.ts";
+import { normalizeToolName, outerCallIdOf, resolveTool, type ResolvedTool } from "./policy/tool-names.ts";
+import { minTrust, trustRank, type TrustLevel } from "./taint/trust.ts";
 
 /**
  * The ClawOS engine: L1 session trust and L2 decisions over plain data. The host adapter

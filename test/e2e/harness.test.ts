@@ -3,13 +3,13 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOpenClawEnv } from "./harness/gateway.ts";
-import type { OpenClawEnv } from "./harness/gateway.ts";
-import { probeHooks } from "./harness/probe-log.ts";
-import { startScriptedModel, toolResultsIn } from "./harness/scripted-model.ts";
-import type { ScriptedModel } from "./harness/scripted-model.ts";
+import { createOpenClawEnv } from "../../tools/harness/gateway.ts";
+import type { OpenClawEnv } from "../../tools/harness/gateway.ts";
+import { probeHooks } from "../../tools/harness/probe-log.ts";
+import { startScriptedModel, toolResultsIn } from "../../tools/harness/scripted-model.ts";
+import type { ScriptedModel } from "../../tools/harness/scripted-model.ts";
 
-const FIXTURES = resolve(import.meta.dirname, "fixtures");
+const FIXTURES = resolve(import.meta.dirname, "../../tools/harness/fixtures");
 
 describe("e2e harness on a real gateway", () => {
   let model: ScriptedModel;

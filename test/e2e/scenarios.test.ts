@@ -2,8 +2,8 @@
 // reports one test per scenario. The files run together so that scenarios share gateways.
 import { resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { scenarioFiles } from "./scenarios/format.ts";
-import { runScenarioFiles, type ScenarioResult } from "./scenarios/runner.ts";
+import { scenarioFiles } from "../../tools/scenarios/format.ts";
+import { runScenarioFiles, type ScenarioResult } from "../../tools/scenarios/runner.ts";
 
 const files = scenarioFiles([resolve(import.meta.dirname, "../scenarios")]);
 let results: ScenarioResult[] = [];

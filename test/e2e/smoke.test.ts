@@ -3,11 +3,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "./harness/gateway.ts";
-import { startScriptedModel, toolResultsIn, type ScriptedModel } from "./harness/scripted-model.ts";
-import { stagedClawos } from "./stage.ts";
+import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../../tools/harness/gateway.ts";
+import { startScriptedModel, toolResultsIn, type ScriptedModel } from "../../tools/harness/scripted-model.ts";
+import { stagedClawos } from "../../tools/harness/stage.ts";
 
-const FIXTURES = resolve(import.meta.dirname, "fixtures");
+const FIXTURES = resolve(import.meta.dirname, "../../tools/harness/fixtures");
 const ADMIN = ["operator.admin", "operator.read", "operator.write"];
 
 function auditLines(env: OpenClawEnv): Array<Record<string, unknown>> {

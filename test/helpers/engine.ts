@@ -1,12 +1,12 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AuditLog } from "../../src/audit.ts";
-import { resolveConfig } from "../../src/config.ts";
-import type { ClawosConfig } from "../../src/config-schema.ts";
+import { AuditLog } from "../../src/audit/audit-log.ts";
+import { resolveConfig } from "../../src/config/config.ts";
+import type { ClawosConfig } from "../../src/config/config-schema.ts";
 import { Engine, type ToolCall } from "../../src/engine.ts";
-import { SessionStore } from "../../src/session-store.ts";
-import { buildRegistry } from "../../src/runtime.ts";
+import { SessionStore } from "../../src/taint/session-store.ts";
+import { buildRegistry } from "../../src/host/runtime.ts";
 
 /** Builds a real engine (built-in manifests, real store and audit) for unit tests. */
 export function makeConfig(raw: unknown = {}): ClawosConfig {

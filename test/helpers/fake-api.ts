@@ -1,10 +1,10 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { recordingHost, type RecordingHost } from "../../src/replay-host.ts";
+import { recordingHost, type RecordingHost } from "../../tools/replay/recording-host.ts";
 
 /**
- * A recording stand-in for OpenClaw's plugin API (the trace replay's, src/replay-host.ts), with a
+ * A recording stand-in for OpenClaw's plugin API (the trace replay's, tools/replay/recording-host.ts), with a
  * fresh state directory per call. Only for fast unit tests; the real host is exercised by the
  * end-to-end suite.
  */

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import plugin from "../../index.ts";
-import { obtainRuntime, resetRuntimeForTests, type ClawosRuntime } from "../../src/runtime.ts";
+import { obtainRuntime, resetRuntimeForTests, type ClawosRuntime } from "../../src/host/runtime.ts";
 import { recordingApi, type RecordedApi } from "../helpers/fake-api.ts";
 
 /**
@@ -420,7 +420,7 @@ describe.each([
     enforceOnlyIt("a cyclic params object without primitives does not hang the audit drain", () => {
       const script = [
         `import plugin from ${JSON.stringify(join(process.cwd(), "index.ts"))};`,
-        `import { recordingHost } from ${JSON.stringify(join(process.cwd(), "src/replay-host.ts"))};`,
+        `import { recordingHost } from ${JSON.stringify(join(process.cwd(), "tools/replay/recording-host.ts"))};`,
         `import { mkdtempSync } from "node:fs"; import { tmpdir } from "node:os"; import { join } from "node:path";`,
         `const host = recordingHost({ pluginConfig: { capabilities: { mode: "enforce" } }, stateDir: mkdtempSync(join(tmpdir(), "clawos-hang-")) });`,
         `plugin.register(host.api);`,

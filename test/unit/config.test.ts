@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { resolveConfig, defaultConfig } from "../../src/config.ts";
-import { buildUiHints, configJsonSchema } from "../../src/config-schema.ts";
+import { resolveConfig, defaultConfig } from "../../src/config/config.ts";
+import { buildUiHints, configJsonSchema } from "../../src/config/config-schema.ts";
 import { pluginJsonText } from "../../scripts/plugin-json.ts";
 
 describe("config", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { decide, internalErrorDecision, type DecisionInput } from "../../src/decision.ts";
-import { ManifestRegistry, validateManifest, type ManifestEntry } from "../../src/manifests.ts";
-import { resolveTool } from "../../src/tool-names.ts";
-import type { TrustLevel } from "../../src/trust.ts";
+import { decide, internalErrorDecision, type DecisionInput } from "../../src/policy/decision.ts";
+import { ManifestRegistry, validateManifest, type ManifestEntry } from "../../src/policy/manifests.ts";
+import { resolveTool } from "../../src/policy/tool-names.ts";
+import type { TrustLevel } from "../../src/taint/trust.ts";
 import { makeConfig } from "../helpers/engine.ts";
 
 function entry(manifest: Record<string, unknown>): ManifestEntry {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import plugin from "../../index.ts";
-import { resetRuntimeForTests } from "../../src/runtime.ts";
+import { resetRuntimeForTests } from "../../src/host/runtime.ts";
 import { recordingApi, type RecordedApi } from "../helpers/fake-api.ts";
 
 /**

@@ -6,7 +6,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import plugin from "../../index.ts";
-import { resetRuntimeForTests, type ClawosRuntime } from "../../src/runtime.ts";
+import { resetRuntimeForTests, type ClawosRuntime } from "../../src/host/runtime.ts";
 import { recordingApi, type RecordedApi } from "../helpers/fake-api.ts";
 
 const counts = vi.hoisted(() => ({ on: false, fs: {} as Record<string, number>, createHash: 0 }));

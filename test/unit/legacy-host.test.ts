@@ -11,7 +11,7 @@ import {
   LEGACY_HOOK_PATCH_FILE,
   LEGACY_HOOK_PATCH_MARKER,
   PATCHED_HOST_VERSIONS,
-} from "../../src/legacy-host.js";
+} from "../../src/host/legacy-host.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 

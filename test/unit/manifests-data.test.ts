@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { describe, expect, it } from "vitest";
-import { CAPABILITIES, capabilityFloor, isKnownCapability } from "../../src/capabilities.ts";
-import { ManifestSchema, type Manifest } from "../../src/manifest-schema.ts";
-import { trustRank, type TrustLevel } from "../../src/trust.ts";
+import { CAPABILITIES, capabilityFloor, isKnownCapability } from "../../src/policy/capabilities.ts";
+import { ManifestSchema, type Manifest } from "../../src/policy/manifest-schema.ts";
+import { trustRank, type TrustLevel } from "../../src/taint/trust.ts";
 
 // Data tests for the built-in manifests shipped in `manifests/`: every file must satisfy the
 // schema, name only known capabilities, and cover every tool of the OpenClaw 2026.9.6 catalog.

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadManifestDir, ManifestRegistry, validateManifest } from "../../src/manifests.ts";
+import { loadManifestDir, ManifestRegistry, validateManifest } from "../../src/policy/manifests.ts";
 
 const good = { tool: "github__create_issue", patterns: ["github__*"], capabilities: ["net:publish"], riskLevel: "high", minInputTrust: "owner", outputTrust: "untrusted", description: "GitHub" };
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { detectHostWiring, LEGACY_HOOK_PATCH_FILE, LEGACY_HOOK_PATCH_MARKER } from "../../src/legacy-host.js";
+import { detectHostWiring, LEGACY_HOOK_PATCH_FILE, LEGACY_HOOK_PATCH_MARKER } from "../../src/host/legacy-host.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const cli = join(repoRoot, "bin", "clawos.mjs");

@@ -4,8 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import plugin from "../../index.ts";
-import { recordingHost, type RecordingHost } from "../../src/replay-host.ts";
-import { obtainRuntime, resetRuntimeForTests, type ClawosRuntime } from "../../src/runtime.ts";
+import { recordingHost, type RecordingHost } from "../../tools/replay/recording-host.ts";
+import { obtainRuntime, resetRuntimeForTests, type ClawosRuntime } from "../../src/host/runtime.ts";
 
 /**
  * Property-based tests over the registered handlers (the trusted policy's evaluate, after_tool_call,

@@ -3,8 +3,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { formatReport, parseTraces, replayFile, replayPaths, replayTrace, type Trace } from "../../src/replay.ts";
-import { resetRuntimeForTests } from "../../src/runtime.ts";
+import { formatReport, parseTraces, replayFile, replayPaths, replayTrace, type Trace } from "../../tools/replay/replay.ts";
+import { resetRuntimeForTests } from "../../src/host/runtime.ts";
 
 const CORPUS = join(process.cwd(), "test", "traces");
 const MANIFESTS = join(CORPUS, "manifests");

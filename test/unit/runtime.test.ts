@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { auditStateDir } from "../../src/runtime.ts";
+import { auditStateDir } from "../../src/host/runtime.ts";
 
 describe("runtime paths", () => {
   it("keeps the audit log in the operator's state directory when agent exec runs on a temporary one", () => {

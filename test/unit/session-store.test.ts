@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SessionStore, type TaintSource } from "../../src/session-store.ts";
+import { SessionStore, type TaintSource } from "../../src/taint/session-store.ts";
 import { call, makeEngine } from "../helpers/engine.ts";
 
 const KEY = "agent:main:main";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { catalogIdToToolName, normalizeToolName, outerCallIdOf, resolveTool } from "../../src/tool-names.ts";
+import { catalogIdToToolName, normalizeToolName, outerCallIdOf, resolveTool } from "../../src/policy/tool-names.ts";
 
 describe("tool names", () => {
   it("folds case, whitespace and full-width forms", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isTrustLevel, meetsTrust, minTrust, TRUST_LEVELS, TRUST_ORDER_TEXT, trustRank } from "../../src/trust.ts";
+import { isTrustLevel, meetsTrust, minTrust, TRUST_LEVELS, TRUST_ORDER_TEXT, trustRank } from "../../src/taint/trust.ts";
 
 describe("trust order", () => {
   it("is owner > verified > community > untrusted", () => {

@@ -4,15 +4,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import plugin from "../../index.ts";
-import { loadHostSessionKeyClassifier } from "../../src/adapter.ts";
-import type { ClawosRuntime } from "../../src/runtime.ts";
-import { recordingApi, type RecordedApi } from "../../test/helpers/fake-api.ts";
+import plugin from "../../../index.ts";
+import { loadHostSessionKeyClassifier } from "../../../src/host/adapter.ts";
+import type { ClawosRuntime } from "../../../src/host/runtime.ts";
+import { recordingHost, type RecordingHost } from "../../replay/recording-host.ts";
 
 type Handler = (event: unknown, ctx: unknown) => unknown;
 
 export interface BenchHost {
-  rec: RecordedApi;
+  rec: RecordingHost;
   runtime: ClawosRuntime;
   stateDir: string;
   auditFile: string;
@@ -28,7 +28,7 @@ export const OWNER = { channel: "webchat", senderId: "owner-1", senderIsOwner: t
 
 export async function startHost(pluginConfig: Record<string, unknown> = {}): Promise<BenchHost> {
   const stateDir = mkdtempSync(join(tmpdir(), "clawos-bench-"));
-  const rec = recordingApi({ pluginConfig, stateDir });
+  const rec = recordingHost({ pluginConfig, stateDir });
   plugin.register(rec.api as never);
   // register() starts loading the host's session-key classifier; a gateway has it by the first call.
   await loadHostSessionKeyClassifier();

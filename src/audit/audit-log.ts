@@ -1,10 +1,10 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
-import type { Decision, Effect } from "./decision.ts";
+import type { Decision, Effect } from "../policy/decision.ts";
 import { paramsHash, paramsPreview } from "./redact.ts";
-import type { TaintSource } from "./session-store.ts";
-import type { TrustLevel } from "./trust.ts";
+import type { TaintSource } from "../taint/session-store.ts";
+import type { TrustLevel } from "../taint/trust.ts";
 
 /**
  * The audit log: one JSON line per decision and per trust change, written by pino to a file.

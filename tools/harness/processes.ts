@@ -6,7 +6,7 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 
-export const REPO_ROOT = resolve(import.meta.dirname, "../../..");
+export const REPO_ROOT = resolve(import.meta.dirname, "../..");
 export const OPENCLAW_ENTRY = join(REPO_ROOT, "node_modules/openclaw/openclaw.mjs");
 
 let cachedNode: string | undefined;

@@ -2,13 +2,13 @@ import { readFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AuditLog } from "./audit.ts";
-import { resolveConfig } from "./config.ts";
-import type { ClawosConfig } from "./config-schema.ts";
-import { Engine } from "./engine.ts";
-import { builtinManifestDir, loadManifestDir, ManifestRegistry, validateManifest, type ManifestLoad } from "./manifests.ts";
-import { SessionStore } from "./session-store.ts";
-import type { HookObservation, HostWiring, StatusSnapshot } from "./status.ts";
+import { AuditLog } from "../audit/audit-log.ts";
+import { resolveConfig } from "../config/config.ts";
+import type { ClawosConfig } from "../config/config-schema.ts";
+import { Engine } from "../engine.ts";
+import { builtinManifestDir, loadManifestDir, ManifestRegistry, validateManifest, type ManifestLoad } from "../policy/manifests.ts";
+import { SessionStore } from "../taint/session-store.ts";
+import type { HookObservation, HostWiring, StatusSnapshot } from "../report/status.ts";
 
 /**
  * One ClawOS runtime per process. OpenClaw calls `register()` several times per process (full and

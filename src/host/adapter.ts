@@ -1,6 +1,6 @@
-import type { Decision } from "./decision.ts";
-import { POLICY_ID } from "./ids.ts";
-import type { Requester, ToolCall } from "./engine.ts";
+import type { Decision } from "../policy/decision.ts";
+import { POLICY_ID } from "../ids.ts";
+import type { Requester, ToolCall } from "../engine.ts";
 import {
   defaultStateDir,
   noteHookFired,
@@ -10,7 +10,7 @@ import {
   type ClawosRuntime,
 } from "./runtime.ts";
 import { detectHostWiring, findOpenClawPackageDir } from "./legacy-host.ts";
-import { formatAudit, formatManifests, formatSession, formatStatus } from "./status.ts";
+import { formatAudit, formatManifests, formatSession, formatStatus } from "../report/status.ts";
 
 /**
  * The host adapter: the only module that knows OpenClaw's hook events, contexts and plugin API.

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { describeErrors } from "../../../src/validation.ts";
+import { describeErrors } from "../../src/config/validation.ts";
 
 const Trust = Type.Union([Type.Literal("owner"), Type.Literal("verified"), Type.Literal("community"), Type.Literal("untrusted")]);
 const Expect = Type.Union([Type.Literal("allow"), Type.Literal("block"), Type.Literal("would-block")], {

@@ -6,7 +6,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { isKnownCapability } from "./capabilities.ts";
 import { ManifestSchema, type Manifest } from "./manifest-schema.ts";
 import { normalizeToolName } from "./tool-names.ts";
-import { describeErrors } from "./validation.ts";
+import { describeErrors } from "../config/validation.ts";
 
 const checkManifest = TypeCompiler.Compile(ManifestSchema);
 

@@ -1,4 +1,4 @@
-import type { TrustLevel } from "./trust.ts";
+import type { TrustLevel } from "../taint/trust.ts";
 
 /**
  * The capability table: every capability a manifest may name, with the lowest session

@@ -1,12 +1,12 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import plugin from "../index.ts";
-import type { Decision } from "./decision.ts";
-import { recordingHost, type RecordingHost } from "./replay-host.ts";
-import { obtainRuntime, resetRuntimeForTests, type ClawosRuntime } from "./runtime.ts";
-import { catalogIdToToolName } from "./tool-names.ts";
-import { isTrustLevel, type TrustLevel } from "./trust.ts";
+import plugin from "../../index.ts";
+import type { Decision } from "../../src/policy/decision.ts";
+import { recordingHost, type RecordingHost } from "./recording-host.ts";
+import { obtainRuntime, resetRuntimeForTests, type ClawosRuntime } from "../../src/host/runtime.ts";
+import { catalogIdToToolName } from "../../src/policy/tool-names.ts";
+import { isTrustLevel, type TrustLevel } from "../../src/taint/trust.ts";
 
 /**
  * Trace replay: feeds recorded sessions through ClawOS's real registration (index.ts

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const dist = resolve(import.meta.dirname, "../../../node_modules/openclaw/dist");
+const dist = resolve(import.meta.dirname, "../../node_modules/openclaw/dist");
 // The client lives in a content-hashed chunk; find the one that re-exports it by name.
 const chunk = readdirSync(dist).find(
   (f) => /^call-.*\.mjs$/.test(f) && /export \{[^}]*\bcallGateway\b[^}]*\bcallGatewayCli\b/.test(readFileSync(join(dist, f), "utf8")),

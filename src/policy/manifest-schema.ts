@@ -1,6 +1,6 @@
 import { Type, type SchemaOptions, type Static } from "@sinclair/typebox";
 import { CAPABILITY_NAME_PATTERN } from "./capabilities.ts";
-import { TRUST_LEVELS } from "./trust.ts";
+import { TRUST_LEVELS } from "../taint/trust.ts";
 
 export function trustLevelSchema(options: SchemaOptions = {}) {
   return Type.Union(

@@ -1,5 +1,5 @@
 // Point 3: heap after tracking N sessions with K taint sources each, and a soak of random sessions.
-// Run with --expose-gc (bench/run.ts does). Prints one BENCH_RESULT line.
+// Run with --expose-gc (tools/bench/run.ts does). Prints one BENCH_RESULT line.
 import { callCtx, emit, parseArgs, startHost, tick } from "./lib/host.ts";
 
 const args = parseArgs();

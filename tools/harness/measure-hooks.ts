@@ -1,5 +1,5 @@
 // Measures which hooks fire, with which event/ctx, on every way a turn can run on the real host.
-// Usage (Node 24): node test/e2e/harness/measure-hooks.ts [outDir]
+// Usage (Node 24): node tools/harness/measure-hooks.ts [outDir]
 // Writes <outDir>/measurements.json and prints a summary; the run directory is removed afterwards.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -10,7 +10,7 @@ import type { ProbeRecord } from "./probe-log.ts";
 import { lastUserText, sessionKeyOf, startScriptedModel, toolResultsIn } from "./scripted-model.ts";
 import type { ScriptedModel } from "./scripted-model.ts";
 
-const FIXTURES = resolve(import.meta.dirname, "../fixtures");
+const FIXTURES = resolve(import.meta.dirname, "fixtures");
 const outDir = resolve(process.argv[2] ?? join(process.env.TMPDIR ?? "/tmp", `clawos-measure-${Date.now()}`));
 mkdirSync(outDir, { recursive: true });
 const probeFile = join(outDir, "probe.jsonl");

@@ -7,10 +7,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel, type ScriptedReply, type ScriptStep } from "../harness/scripted-model.ts";
-import { REPO, stagedClawos } from "../stage.ts";
+import { REPO, stagedClawos } from "../harness/stage.ts";
 import { parseScenario, type CallSpec, type ChildSpec, type CommandStep, type Scenario, type TurnStep } from "./format.ts";
 
-const FIXTURES = resolve(import.meta.dirname, "../fixtures");
+const FIXTURES = resolve(import.meta.dirname, "../harness/fixtures");
 const ADMIN_SCOPES = ["operator.admin", "operator.read", "operator.write"];
 
 export interface ScenarioResult {

@@ -1,9 +1,9 @@
 import { capabilityFloor, isKnownCapability } from "./capabilities.ts";
-import type { CapabilityMode, ClawosConfig } from "./config-schema.ts";
+import type { CapabilityMode, ClawosConfig } from "../config/config-schema.ts";
 import type { BrokenManifest, ManifestEntry } from "./manifests.ts";
-import type { TaintSource } from "./session-store.ts";
+import type { TaintSource } from "../taint/session-store.ts";
 import type { ResolvedTool } from "./tool-names.ts";
-import { meetsTrust, trustRank, type TrustLevel } from "./trust.ts";
+import { meetsTrust, trustRank, type TrustLevel } from "../taint/trust.ts";
 
 /**
  * L2: the decision for one tool call, as a plain value. Every violated rule is collected (deny

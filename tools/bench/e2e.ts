@@ -1,4 +1,4 @@
-// Point 6: end to end on a real OpenClaw gateway, through the e2e harness (test/e2e/harness): the same
+// Point 6: end to end on a real OpenClaw gateway, through the e2e harness (tools/harness): the same
 // scripted turn of 50 tool calls (`read` of a small workspace file, one call per model reply) with
 // ClawOS absent, in audit and in enforce. Reports the turn time inside the gateway (first to last model
 // request, so the CLI's own start-up is left out), the added time per tool call against the plugin-absent
@@ -8,18 +8,18 @@
 // sources), as the end-to-end tests do.
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createOpenClawEnv } from "../test/e2e/harness/gateway.ts";
-import type { OpenClawEnv } from "../test/e2e/harness/gateway.ts";
-import { startScriptedModel, toolResultsIn } from "../test/e2e/harness/scripted-model.ts";
-import type { ChatRequestBody, ScriptedModel, ScriptedReply } from "../test/e2e/harness/scripted-model.ts";
-import { stagedClawos } from "../test/e2e/stage.ts";
+import { createOpenClawEnv } from "../harness/gateway.ts";
+import type { OpenClawEnv } from "../harness/gateway.ts";
+import { startScriptedModel, toolResultsIn } from "../harness/scripted-model.ts";
+import type { ChatRequestBody, ScriptedModel, ScriptedReply } from "../harness/scripted-model.ts";
+import { stagedClawos } from "../harness/stage.ts";
 import { parseArgs } from "./lib/host.ts";
 import { fmt, summarize, table } from "./lib/stats.ts";
 
 const args = parseArgs();
 const TURNS = Number(args.turns ?? 5);
 const CALLS = Number(args.calls ?? 50);
-const REPO = resolve(import.meta.dirname, "..");
+const REPO = resolve(import.meta.dirname, "../..");
 
 type Variant = { name: string; plugin?: { mode: "audit" | "enforce" } };
 const variants: Variant[] = [{ name: "plugin absent" }, { name: "ClawOS audit", plugin: { mode: "audit" } }, { name: "ClawOS enforce", plugin: { mode: "enforce" } }];

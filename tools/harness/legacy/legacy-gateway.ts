@@ -9,9 +9,9 @@ import { randomUUID } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { cleanupHostTmp, snapshotHostTmp } from "../harness/host-tmp.ts";
-import { freePort, killGroup, node24, runCommand, startTracked, stopProcess } from "../harness/processes.ts";
-import type { CliResult } from "../harness/processes.ts";
+import { cleanupHostTmp, snapshotHostTmp } from "../host-tmp.ts";
+import { freePort, killGroup, node24, runCommand, startTracked, stopProcess } from "../processes.ts";
+import type { CliResult } from "../processes.ts";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../../..");
 export const CLAWOS_CLI = join(REPO_ROOT, "bin", "clawos.mjs");

@@ -1,8 +1,8 @@
-import type { AuditCounts, AuditHealth, DecisionRecord } from "./audit.ts";
-import type { ClawosConfig } from "./config-schema.ts";
-import type { HostWiring } from "./legacy-host.ts";
-import type { BrokenManifest, ManifestEntry } from "./manifests.ts";
-import type { SessionTrust, StoreHealth, TaintSource } from "./session-store.ts";
+import type { AuditCounts, AuditHealth, DecisionRecord } from "../audit/audit-log.ts";
+import type { ClawosConfig } from "../config/config-schema.ts";
+import type { HostWiring } from "../host/legacy-host.ts";
+import type { BrokenManifest, ManifestEntry } from "../policy/manifests.ts";
+import type { SessionTrust, StoreHealth, TaintSource } from "../taint/session-store.ts";
 
 /**
  * The `/clawos` report, built from a plain snapshot. Enforcement is claimed only from what was

@@ -1,6 +1,6 @@
 import { Type, type SchemaOptions, type Static, type TSchema } from "@sinclair/typebox";
-import { CAPABILITY_NAME_PATTERN } from "./capabilities.ts";
-import { ManifestSchema, TOOL_NAME_PATTERN, trustLevelSchema } from "./manifest-schema.ts";
+import { CAPABILITY_NAME_PATTERN } from "../policy/capabilities.ts";
+import { ManifestSchema, TOOL_NAME_PATTERN, trustLevelSchema } from "../policy/manifest-schema.ts";
 
 /**
  * The operator's configuration (`plugins.entries.clawos.config`). This TypeBox schema is the single
