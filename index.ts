@@ -1,7 +1,8 @@
 import type { OpenClawPluginApi, OpenClawPluginDefinition } from "openclaw/plugin-sdk/plugin-entry";
-import { registerClawos, type HostApi } from "./src/host/adapter.ts";
 import { resolveConfig } from "./src/config/config.ts";
 import { buildUiHints, configJsonSchema } from "./src/config/config-schema.ts";
+import { registerClawos } from "./src/host/adapter.ts";
+import { PLUGIN_ID } from "./src/ids.ts";
 
 /**
  * ClawOS plugin entry: registration only. The entry is the plain object `definePluginEntry`
@@ -9,7 +10,7 @@ import { buildUiHints, configJsonSchema } from "./src/config/config-schema.ts";
  * of `openclaw` (an npm-installed plugin does not get one).
  */
 const plugin = {
-  id: "clawos",
+  id: PLUGIN_ID,
   name: "ClawOS",
   description: "Input-trust taint tracking and capability control for every tool call.",
   configSchema: {
@@ -21,7 +22,7 @@ const plugin = {
     },
   },
   register(api: OpenClawPluginApi) {
-    registerClawos(api as unknown as HostApi);
+    registerClawos(api);
   },
 } satisfies OpenClawPluginDefinition;
 

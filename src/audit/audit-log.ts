@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
 import type { Decision, Effect } from "../policy/decision.ts";
+import { blockReason } from "../report/reason.ts";
 import { paramsHash, paramsPreview } from "./redact.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import type { TrustLevel } from "../taint/trust.ts";
@@ -274,7 +275,7 @@ export function decisionLine(record: DecisionRecord): Record<string, unknown> {
     mode: d.mode,
     manifested: d.manifested,
     rules: d.rules.map((r) => r.rule),
-    reason: d.reason,
+    reason: blockReason(d),
     params: c.params === undefined ? undefined : { hash: paramsHash(c.params), preview: paramsPreview(c.params) },
   };
 }

@@ -1,6 +1,7 @@
 import { Type, type SchemaOptions, type Static, type TSchema } from "@sinclair/typebox";
 import { CAPABILITY_NAME_PATTERN } from "../policy/capabilities.ts";
-import { ManifestSchema, TOOL_NAME_PATTERN, trustLevelSchema } from "../policy/manifest-schema.ts";
+import { ManifestSchema, trustLevelSchema } from "../policy/manifest-schema.ts";
+import { TOOL_NAME_PATTERN } from "../policy/tool-names.ts";
 
 /**
  * The operator's configuration (`plugins.entries.clawos.config`). This TypeBox schema is the single

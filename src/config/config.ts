@@ -1,11 +1,13 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
 import { ConfigSchema, type ClawosConfig } from "./config-schema.ts";
+import { PLUGIN_ID } from "../ids.ts";
 import { describeErrors } from "./validation.ts";
 
 const checkConfig = TypeCompiler.Compile(ConfigSchema);
 
-export const CONFIG_LOCATION = "plugins.entries.clawos.config";
+/** Where operators write ClawOS's config in openclaw.json. */
+export const CONFIG_LOCATION = `plugins.entries.${PLUGIN_ID}.config`;
 
 export type ConfigResult = { ok: true; config: ClawosConfig } | { ok: false; errors: string[] };
 

@@ -1,92 +1,37 @@
+import type { Requester, ToolCall } from "../calls.ts";
+import { COMMAND_NAME, POLICY_ID } from "../ids.ts";
 import type { Decision } from "../policy/decision.ts";
-import { POLICY_ID } from "../ids.ts";
-import type { Requester, ToolCall } from "../engine.ts";
-import {
-  defaultStateDir,
-  noteHookFired,
-  noteHookRegistered,
-  obtainRuntime,
-  statusSnapshot,
-  type ClawosRuntime,
-} from "./runtime.ts";
+import { blockReason } from "../report/reason.ts";
+import { handleCommand } from "./command.ts";
 import { detectHostWiring, findOpenClawPackageDir } from "./legacy-host.ts";
-import { formatAudit, formatManifests, formatSession, formatStatus } from "../report/status.ts";
+import { defaultStateDir, noteHookFired, noteHookRegistered, obtainRuntime, type ClawosRuntime } from "./runtime.ts";
+import type { HookContext, HookEvent, HookHandler, HookName, HostApi, ToolContext, ToolEvent } from "./sdk.ts";
+import { isSubagentSessionKey, loadHostSessionKeyClassifier } from "./session-keys.ts";
 
 /**
- * The host adapter: the only module that knows OpenClaw's hook events, contexts and plugin API.
- * It maps them onto plain engine calls and maps decisions back onto hook results.
- * The API is typed structurally so the same code loads on hosts old and new.
+ * The host adapter: the only module that knows OpenClaw's hook events, contexts and plugin API
+ * (typed from the installed SDK in `sdk.ts`). It maps them onto the engine's plain calls and maps
+ * decisions back onto hook results. Older hosts pass less; every field read here is optional there.
  */
 
-export { POLICY_ID };
-
-type AnyRecord = Record<string, unknown>;
-type Handler = (event: any, ctx: any) => unknown;
-
-export interface HostApi {
-  pluginConfig?: AnyRecord;
-  logger: { info: (msg: string) => void; warn: (msg: string) => void; error: (msg: string) => void; debug?: (msg: string) => void };
-  on: (hook: string, handler: Handler, opts?: AnyRecord) => void;
-  registerCommand?: (command: AnyRecord) => void;
-  registerTrustedToolPolicy?: (policy: { id: string; description: string; evaluate: Handler }) => void;
-  resolvePath?: (input: string) => string;
-  runtime?: { version?: string; state?: { resolveStateDir?: (env?: NodeJS.ProcessEnv) => string } };
-  registrationMode?: string;
-}
-
-const SUBAGENT_REST = /^subagent:/;
-
-/** The host's own classifier, when its SDK is reachable from here (see `loadHostSessionKeyClassifier`). */
-let hostIsSubagentSessionKey: ((key: string) => boolean) | undefined;
-
-/** Uses the host's `isSubagentSessionKey` when the plugin SDK can be imported; the mirror below otherwise. */
-export function loadHostSessionKeyClassifier(): Promise<void> {
-  const specifier = "openclaw/plugin-sdk/routing";
-  return import(specifier).then(
-    (mod: { isSubagentSessionKey?: (key: string) => boolean }) => {
-      if (typeof mod.isSubagentSessionKey === "function") hostIsSubagentSessionKey = mod.isSubagentSessionKey;
-    },
-    () => undefined,
-  );
-}
-
-/**
- * Sub-agent and ACP child sessions: the host's classifier (the part after `agent:<id>:` starts
- * with `subagent:`) or our mirror of it, plus ACP children (`agent:<id>:acp:<uuid>`).
- * A key that merely contains `subagent` further in (a spoof inside a normal key) is not a child,
- * which only matters for the stricter child rules; its trust still comes from its own inputs.
- */
-export function isSubagentSessionKey(sessionKey: string | undefined): boolean {
-  if (!sessionKey) return false;
-  // Fast path for the common case (every gate call asks): no marker anywhere, no child.
-  const lower = sessionKey.toLowerCase();
-  if (!lower.includes("subagent:") && !lower.includes(":acp:")) return false;
-  if (hostIsSubagentSessionKey?.(sessionKey) === true) return true;
-  const key = sessionKey.trim().toLowerCase();
-  if (SUBAGENT_REST.test(key)) return true;
-  const parts = key.split(":");
-  if (parts[0] === "agent" && parts.length >= 3) {
-    const rest = parts.slice(2);
-    return rest[0] === "subagent" || rest[0] === "acp";
-  }
-  return false;
-}
-
-function requesterOf(ctx: AnyRecord | undefined): Requester | undefined {
-  const r = ctx?.requester as AnyRecord | undefined;
-  if (!r || typeof r !== "object") return undefined;
-  return {
-    channel: typeof r.channel === "string" ? r.channel : undefined,
-    senderId: typeof r.senderId === "string" ? r.senderId : undefined,
-    senderIsOwner: r.senderIsOwner === true,
-  };
-}
+type BlockResult = { block: true; blockReason: string };
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" && value ? value : undefined;
 }
 
-export function toToolCall(event: AnyRecord, ctx: AnyRecord | undefined): ToolCall {
+/** A field some hosts send beyond the SDK's type (older and newer events carry more). */
+function extra(record: object | undefined, key: string): unknown {
+  return record ? (record as Record<string, unknown>)[key] : undefined;
+}
+
+function requesterOf(ctx: Partial<ToolContext> | undefined): Requester | undefined {
+  const r = ctx?.requester;
+  if (!r || typeof r !== "object") return undefined;
+  return { channel: str(r.channel), senderId: str(r.senderId), senderIsOwner: r.senderIsOwner === true };
+}
+
+export function toToolCall(event: Partial<ToolEvent> | undefined, ctx: Partial<ToolContext> | undefined): ToolCall {
   const sessionKey = str(ctx?.sessionKey);
   return {
     toolName: String(event?.toolName ?? ctx?.toolName ?? ""),
@@ -101,12 +46,12 @@ export function toToolCall(event: AnyRecord, ctx: AnyRecord | undefined): ToolCa
 }
 
 /** What the host gets back from a gate: nothing for allow, a block with the reason otherwise. */
-export function toHookResult(decision: Decision): { block: true; blockReason: string } | undefined {
-  if (decision.outcome === "block") return { block: true, blockReason: decision.reason ?? `ClawOS blocked ${decision.tool}` };
+export function toHookResult(decision: Decision): BlockResult | undefined {
+  if (decision.outcome === "block") return { block: true, blockReason: blockReason(decision) ?? `ClawOS blocked ${decision.tool}` };
   return undefined;
 }
 
-function configBlock(runtime: ClawosRuntime, event: AnyRecord): { block: true; blockReason: string } {
+function configBlock(runtime: ClawosRuntime, event: Partial<ToolEvent> | undefined): BlockResult {
   return {
     block: true,
     blockReason: `ClawOS blocked ${String(event?.toolName)}: the ClawOS config is invalid, so every tool call is blocked until it is fixed: ${runtime.configErrors.join(" ")}`,
@@ -114,21 +59,21 @@ function configBlock(runtime: ClawosRuntime, event: AnyRecord): { block: true; b
 }
 
 /** The gate, shared by the trusted tool policy and before_tool_call. */
-function gate(runtime: ClawosRuntime, hook: string, event: AnyRecord, ctx: AnyRecord, logger: HostApi["logger"]) {
+function gate(runtime: ClawosRuntime, hook: string, event: ToolEvent, ctx: ToolContext, logger: HostApi["logger"]): BlockResult | undefined {
   noteHookFired(runtime, hook);
   if (runtime.configErrors.length > 0) return configBlock(runtime, event);
   const decision = runtime.engine.gate(toToolCall(event, ctx));
-  if (decision.rules.some((r) => r.rule === "internal.error")) logger.error(`clawos: ${decision.reason}`);
+  if (decision.rules.some((r) => r.rule === "internal.error")) logger.error(`clawos: ${blockReason(decision)}`);
   return toHookResult(decision);
 }
 
-function observeAfterToolCall(runtime: ClawosRuntime, event: AnyRecord, ctx: AnyRecord): void {
+function observeAfterToolCall(runtime: ClawosRuntime, event: HookEvent<"after_tool_call">, ctx: HookContext<"after_tool_call">): void {
   noteHookFired(runtime, "after_tool_call");
   const sessionKey = str(ctx?.sessionKey);
   runtime.engine.observeResult({
     toolName: str(event?.toolName),
     params: event?.params,
-    toolKind: str(event?.toolKind),
+    toolKind: str(extra(event, "toolKind")),
     toolCallId: str(event?.toolCallId) ?? str(ctx?.toolCallId),
     sessionKey,
     isSubagent: isSubagentSessionKey(sessionKey),
@@ -140,9 +85,9 @@ function observeAfterToolCall(runtime: ClawosRuntime, event: AnyRecord, ctx: Any
  * after_tool_call) and stamps ClawOS's tag into the stored result's `details`, which the model
  * never sees and which ClawOS never reads back.
  */
-function observePersist(runtime: ClawosRuntime, event: AnyRecord, ctx: AnyRecord): { message: AnyRecord } | undefined {
+function observePersist(runtime: ClawosRuntime, event: HookEvent<"tool_result_persist">, ctx: HookContext<"tool_result_persist">): { message: HookEvent<"tool_result_persist">["message"] } | undefined {
   noteHookFired(runtime, "tool_result_persist");
-  const message = event?.message as AnyRecord | undefined;
+  const message = event?.message as (HookEvent<"tool_result_persist">["message"] & Record<string, unknown>) | undefined;
   const sessionKey = str(ctx?.sessionKey);
   const observed = runtime.engine.observeResult({
     toolName: str(event?.toolName) ?? str(ctx?.toolName) ?? str(message?.toolName),
@@ -154,57 +99,10 @@ function observePersist(runtime: ClawosRuntime, event: AnyRecord, ctx: AnyRecord
     synthetic: event?.isSynthetic === true,
   });
   if (!observed || !message || typeof message !== "object") return undefined;
-  const details = message.details && typeof message.details === "object" ? (message.details as AnyRecord) : {};
-  const state = sessionKey ? runtime.engine.store.peek(sessionKey) : undefined;
+  const details = message.details && typeof message.details === "object" ? (message.details as Record<string, unknown>) : {};
   return {
-    message: {
-      ...message,
-      details: { ...details, clawos: { outputTrust: observed.level, tool: observed.tool, sessionTrust: state?.trust } },
-    },
+    message: { ...message, details: { ...details, clawos: { outputTrust: observed.level, tool: observed.tool, sessionTrust: observed.sessionTrust } } } as HookEvent<"tool_result_persist">["message"],
   };
-}
-
-function parseCount(text: string | undefined, fallback: number): number {
-  const n = Number.parseInt(text ?? "", 10);
-  return Number.isFinite(n) && n > 0 ? Math.min(n, 500) : fallback;
-}
-
-/** Who may raise trust: the owner as resolved by the host, or a gateway operator with admin scope. */
-function isOwnerAction(ctx: AnyRecord): { ok: boolean; by: string } {
-  const scopes = Array.isArray(ctx?.gatewayClientScopes) ? (ctx.gatewayClientScopes as string[]) : [];
-  const by = `${str(ctx?.channel) ?? "?"}:${str(ctx?.senderId) ?? "operator"}`;
-  if (ctx?.senderIsOwner === true) return { ok: true, by: `owner ${by}` };
-  if (scopes.includes("operator.admin")) return { ok: true, by: `gateway operator ${by} (operator.admin)` };
-  return { ok: false, by };
-}
-
-export function handleCommand(runtime: ClawosRuntime, ctx: AnyRecord): { text: string } {
-  const args = (str(ctx?.args) ?? "").trim().split(/\s+/).filter(Boolean);
-  const sessionKey = str(ctx?.sessionKey);
-  const engine = runtime.engine;
-  switch (args[0] ?? "status") {
-    case "status":
-      return { text: formatStatus(statusSnapshot(runtime)) };
-    case "session":
-      return { text: formatSession(sessionKey, sessionKey ? engine.store.peek(sessionKey) ?? engine.store.get(sessionKey) : undefined, isSubagentSessionKey(sessionKey)) };
-    case "audit":
-      return { text: formatAudit(engine.audit.recent(parseCount(args[1], 20)), engine.audit.byToolRule.values()) };
-    case "manifests":
-      return { text: formatManifests(engine.manifests.distinct(), args[1]?.toLowerCase()) };
-    case "trust": {
-      if (args[1] !== "reset") return { text: "Usage: /clawos trust reset" };
-      if (!sessionKey) return { text: "ClawOS: no session to reset here." };
-      if (isSubagentSessionKey(sessionKey)) return { text: "ClawOS: a sub-agent session's trust cannot be reset; it follows its parent." };
-      const who = isOwnerAction(ctx);
-      if (!who.ok) {
-        return { text: `ClawOS: only the owner (or a gateway operator with operator.admin) can reset trust; ${who.by} is not. Nothing changed.` };
-      }
-      const { from, to } = engine.resetTrust(sessionKey, who.by);
-      return { text: `ClawOS: session ${sessionKey} trust reset from ${from} to ${to} by ${who.by}. This was recorded in the audit log.` };
-    }
-    default:
-      return { text: "Usage: /clawos [status | session | audit [n] | manifests [tool] | trust reset]" };
-  }
 }
 
 /**
@@ -271,16 +169,17 @@ export function registerClawos(api: HostApi): ClawosRuntime {
     noteHookRegistered(runtime, "before_tool_call");
   }
 
-  const observe = (hook: string, handler: Handler) => {
+  const observe = <K extends HookName>(hook: K, handler: (event: HookEvent<K>, ctx: HookContext<K>) => unknown) => {
+    const guarded = (event: HookEvent<K>, ctx: HookContext<K>) => {
+      try {
+        return handler(event, ctx);
+      } catch (error) {
+        logger.error(`clawos: ${hook} handler failed: ${(error as Error).message}`);
+        return undefined;
+      }
+    };
     try {
-      api.on(hook, (event, ctx) => {
-        try {
-          return handler(event, ctx);
-        } catch (error) {
-          logger.error(`clawos: ${hook} handler failed: ${(error as Error).message}`);
-          return undefined;
-        }
-      });
+      api.on(hook, guarded as HookHandler<K>);
       noteHookRegistered(runtime, hook);
     } catch (error) {
       // Older hosts do not know every hook (2026.1.x has no subagent_* hooks); the rest still work.
@@ -292,8 +191,8 @@ export function registerClawos(api: HostApi): ClawosRuntime {
   observe("message_received", (event, ctx) => {
     noteHookFired(runtime, "message_received");
     runtime.engine.observeMessage({
-      sessionKey: str(ctx?.sessionKey) ?? str(event?.sessionKey),
-      channel: str(ctx?.channelId) ?? str(event?.channel),
+      sessionKey: str(extra(ctx, "sessionKey")) ?? str(event?.sessionKey),
+      channel: str(ctx?.channelId) ?? str(extra(event, "channel")),
       senderId: str(event?.senderId) ?? str(event?.from),
     });
   });
@@ -320,11 +219,11 @@ export function registerClawos(api: HostApi): ClawosRuntime {
   });
 
   api.registerCommand?.({
-    name: "clawos",
+    name: COMMAND_NAME,
     description: "ClawOS status, session trust, audit and manifests; /clawos trust reset (owner)",
     acceptsArgs: true,
     requireAuth: true,
-    handler: (ctx: AnyRecord) => {
+    handler: (ctx) => {
       try {
         return handleCommand(runtime, ctx);
       } catch (error) {

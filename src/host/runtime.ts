@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PLUGIN_ID } from "../ids.ts";
 import { AuditLog } from "../audit/audit-log.ts";
 import { resolveConfig } from "../config/config.ts";
 import type { ClawosConfig } from "../config/config-schema.ts";
@@ -68,6 +69,11 @@ function expandPath(path: string, base: string, resolvePath?: (p: string) => str
   return isAbsolute(path) ? path : resolve(base, path);
 }
 
+/** ClawOS's own directory inside OpenClaw's state directory (session state, audit log). */
+export function clawosHome(stateDir: string): string {
+  return join(stateDir, PLUGIN_ID);
+}
+
 let builtinLoad: ManifestLoad | undefined;
 
 /** The built-in manifests, read once per process: they ship with the package and do not change. */
@@ -104,7 +110,7 @@ export function auditStateDir(stateDir: string, env: NodeJS.ProcessEnv = process
 function auditFileFor(config: ClawosConfig, inputs: RuntimeInputs): string {
   return config.audit.file
     ? expandPath(config.audit.file, inputs.stateDir, inputs.resolvePath)
-    : join(auditStateDir(inputs.stateDir), "clawos", "audit.jsonl");
+    : join(clawosHome(auditStateDir(inputs.stateDir)), "audit.jsonl");
 }
 
 /** Config that blocks everything: what runs while the operator's config is invalid. */
@@ -117,7 +123,7 @@ function failClosedConfig(): ClawosConfig {
 function createRuntime(inputs: RuntimeInputs): ClawosRuntime {
   const resolved = resolveConfig(inputs.rawConfig);
   const config = resolved.ok ? resolved.config : failClosedConfig();
-  const clawosDir = join(inputs.stateDir, "clawos");
+  const clawosDir = clawosHome(inputs.stateDir);
   const stateDirPath = config.state.dir ? expandPath(config.state.dir, inputs.stateDir, inputs.resolvePath) : join(clawosDir, "sessions");
   const auditFile = auditFileFor(config, inputs);
   const engine = new Engine({
@@ -156,7 +162,7 @@ export function obtainRuntime(inputs: RuntimeInputs): ClawosRuntime {
     const config = resolved.ok ? resolved.config : failClosedConfig();
     runtime.engine.applyConfig(config, buildRegistry(config, inputs.stateDir, inputs.resolvePath));
     // A new audit file takes effect at once; the counters and the rollout report carry on.
-    runtime.engine.audit.retarget(auditFileFor(config, inputs));
+    runtime.engine.retargetAudit(auditFileFor(config, inputs));
     runtime.configErrors = resolved.ok ? [] : resolved.errors;
     runtime.configFingerprint = fingerprint;
   }
@@ -168,8 +174,7 @@ export function resetRuntimeForTests(): void {
   const global = globalThis as { [RUNTIME_KEY]?: ClawosRuntime };
   const runtime = global[RUNTIME_KEY];
   if (!runtime) return;
-  runtime.engine.flush();
-  runtime.engine.audit.close();
+  runtime.engine.close();
   if (runtime.exitFlush) process.removeListener("exit", runtime.exitFlush);
   delete global[RUNTIME_KEY];
 }
@@ -192,24 +197,25 @@ export function noteHookFired(runtime: ClawosRuntime, hook: string): void {
 }
 
 export function statusSnapshot(runtime: ClawosRuntime): StatusSnapshot {
-  const { engine } = runtime;
+  const status = runtime.engine.status();
+  const manifests = runtime.engine.manifestList();
   return {
     pluginVersion: pluginVersion(),
     hostVersion: runtime.hostVersion,
     hostWiring: runtime.hostWiring,
     fixCommand: runtime.fixCommand,
-    config: engine.config,
+    config: status.policy.config,
+    enforcement: status.policy.enforcement,
     configErrors: runtime.configErrors,
-    manifests: engine.manifests.distinct(),
+    manifests: manifests.entries,
     builtinSource: builtinManifestDir(),
-    brokenManifests: engine.manifests.broken,
+    brokenManifests: manifests.broken,
     hooks: runtime.hooks,
-    counts: engine.audit.counts,
-    unmanifestedTools: engine.audit.unmanifestedTools,
-    audit: engine.audit.health,
-    store: { ...engine.store.health, dir: runtime.stateDir, sessions: engine.store.size },
+    counts: status.counts,
+    unmanifestedTools: status.unmanifestedTools,
+    audit: status.audit,
+    store: { ...status.store, dir: runtime.stateDir },
     startedAt: runtime.startedAt,
   };
 }
 
-export const moduleDir = dirname(fileURLToPath(import.meta.url));

@@ -1,6 +1,7 @@
 import { Type, type SchemaOptions, type Static } from "@sinclair/typebox";
 import { CAPABILITY_NAME_PATTERN } from "./capabilities.ts";
 import { TRUST_LEVELS } from "../taint/trust.ts";
+import { TOOL_NAME_PATTERN } from "./tool-names.ts";
 
 export function trustLevelSchema(options: SchemaOptions = {}) {
   return Type.Union(
@@ -14,8 +15,6 @@ export const TrustLevelSchema = trustLevelSchema();
 export const RISK_LEVELS = ["low", "medium", "high", "critical"] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 
-/** A tool name as OpenClaw registers it: lower-case letters, digits, `_`, `-`, `.`; at most 64 characters. */
-export const TOOL_NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]{0,63}$";
 /** A name pattern for families of tools, e.g. MCP tools `github__*`. Only `*` is special. */
 export const TOOL_PATTERN_PATTERN = "^[a-z0-9_.*-]{1,64}$";
 

@@ -4,8 +4,9 @@
  * gets checked.
  */
 
-/** OpenClaw tool names: lower-case ASCII, at most 64 characters for MCP and plugin tools. */
-const VALID_TOOL_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+/** A tool name as OpenClaw registers it: lower-case letters, digits, `_`, `-`, `.`; at most 64 characters (MCP and plugin tools). */
+export const TOOL_NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]{0,63}$";
+const VALID_TOOL_NAME = new RegExp(TOOL_NAME_PATTERN);
 
 export const TOOL_CALL = "tool_call";
 /** Virtual name of Code Mode's outer call: the host names it `exec` with toolKind code_mode_exec. */

@@ -1,5 +1,6 @@
 import type { AuditCounts, AuditHealth, DecisionRecord } from "../audit/audit-log.ts";
 import type { ClawosConfig } from "../config/config-schema.ts";
+import type { Enforcement } from "../policy/compiled-policy.ts";
 import type { HostWiring } from "../host/legacy-host.ts";
 import type { BrokenManifest, ManifestEntry } from "../policy/manifests.ts";
 import type { SessionTrust, StoreHealth, TaintSource } from "../taint/session-store.ts";
@@ -23,6 +24,7 @@ export interface StatusSnapshot {
   hostWiring: HostWiring;
   fixCommand?: string;
   config: ClawosConfig;
+  enforcement: Enforcement;
   configErrors: readonly string[];
   manifests: readonly ManifestEntry[];
   builtinSource: string;
@@ -49,19 +51,15 @@ export function enforcementLine(s: StatusSnapshot): string {
   if (s.hostWiring === "unpatched-legacy" && fired.length === 0) {
     return `Enforcement: NOT ENFORCING: OpenClaw ${s.hostVersion ?? "(unknown version)"} never calls tool hooks. Fix: ${s.fixCommand ?? "npx clawos patch-host"}, then restart the gateway.`;
   }
-  if (!s.config.layers.capabilities || s.config.capabilities.mode === "off") {
-    const overrides = Object.entries(s.config.capabilities.overrides).filter(([, mode]) => mode === "enforce");
-    if (!s.config.layers.capabilities || overrides.length === 0) return "Enforcement: NOT ENFORCING: capability control is off.";
-  }
+  if (!s.enforcement.enforcing && s.enforcement.mode === "off") return "Enforcement: NOT ENFORCING: capability control is off.";
   if (gates.every((g) => !g.registered)) return "Enforcement: NOT ENFORCING: no gate is registered with the host.";
   if (fired.length === 0) {
     return "Enforcement: NOT ENFORCING (not yet observed): the gate is registered but has not fired in this process; it is confirmed by the first tool call.";
   }
   const last = Math.max(...fired.map((g) => g.lastAt ?? 0));
   const how = fired.map((g) => `${g.name} fired ${g.fired}x`).join(", ");
-  const enforcing = s.config.capabilities.mode === "enforce" || Object.values(s.config.capabilities.overrides).includes("enforce");
-  if (!enforcing) return `Enforcement: NOT ENFORCING: mode audit records would-blocks and blocks nothing (gate observed: ${how}, last ${when(last)}).`;
-  const partial = s.config.capabilities.mode !== "enforce" ? " for the tools overridden to enforce" : "";
+  if (!s.enforcement.enforcing) return `Enforcement: NOT ENFORCING: mode audit records would-blocks and blocks nothing (gate observed: ${how}, last ${when(last)}).`;
+  const partial = s.enforcement.partial ? " for the tools overridden to enforce" : "";
   return `Enforcement: ENFORCING${partial} (gate observed: ${how}, last ${when(last)}).`;
 }
 

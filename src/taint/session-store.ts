@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { LRUCache } from "lru-cache";
-import { isTrustLevel, minTrust, trustRank, type TrustLevel } from "./trust.ts";
+import { isResultLabel, resultLabel } from "./labels.ts";
+import { isTrustLevel, minTrust, trustRank, TRUST_LEVELS, type TrustLevel } from "./trust.ts";
 
 /**
  * L1 session state: each session's input trust and the inputs that lowered it.
@@ -396,7 +397,7 @@ class SessionState implements SessionTrust {
 
 const RECORD = "\u001e";
 const FIELD = "\u001f";
-const LEVELS: readonly TrustLevel[] = ["untrusted", "community", "verified", "owner"];
+const LEVELS: readonly TrustLevel[] = TRUST_LEVELS;
 const KINDS: readonly TaintKind[] = ["requester", "message", "tool", "subagent", "state", "reset"];
 
 /** A flat copy: a concatenation or slice would keep the strings it was made from alive. */
@@ -420,7 +421,7 @@ function unpackText(text: string): string | undefined {
 function packSource(source: TaintSource): string {
   const level = LEVELS.indexOf(source.level);
   const kind = KINDS.indexOf(source.kind);
-  const derived = source.tool !== undefined && source.label === `the result of ${source.tool}`;
+  const derived = isResultLabel(source.label, source.tool);
   const label = derived ? "" : packText(source.label);
   const at = Number.isSafeInteger(source.at) && source.at >= 0 ? source.at.toString(36) : `~${JSON.stringify(source.at)}`;
   return [level < 0 ? `~${JSON.stringify(source.level)}` : level, kind < 0 ? `~${JSON.stringify(source.kind)}` : kind, label, packText(source.tool), packText(source.callId), at].join(FIELD);
@@ -433,7 +434,7 @@ function unpackSource(record: string): TaintSource {
   return {
     level: level.startsWith("~") ? JSON.parse(level.slice(1)) : LEVELS[Number(level)],
     kind: kind.startsWith("~") ? JSON.parse(kind.slice(1)) : KINDS[Number(kind)],
-    label: label === "" ? `the result of ${t}` : (unpackText(label) ?? ""),
+    label: label === "" ? resultLabel(t as string) : (unpackText(label) ?? ""),
     ...(t !== undefined ? { tool: t } : {}),
     ...(c !== undefined ? { callId: c } : {}),
     at: at.startsWith("~") ? JSON.parse(at.slice(1)) : Number.parseInt(at, 36),

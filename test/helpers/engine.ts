@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { AuditLog } from "../../src/audit/audit-log.ts";
 import { resolveConfig } from "../../src/config/config.ts";
 import type { ClawosConfig } from "../../src/config/config-schema.ts";
-import { Engine, type ToolCall } from "../../src/engine.ts";
+import type { ToolCall } from "../../src/calls.ts";
+import { Engine } from "../../src/engine.ts";
 import { SessionStore } from "../../src/taint/session-store.ts";
 import { buildRegistry } from "../../src/host/runtime.ts";
 

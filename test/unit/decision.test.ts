@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { decide, internalErrorDecision, type DecisionInput } from "../../src/policy/decision.ts";
+import { CompiledPolicy } from "../../src/policy/compiled-policy.ts";
+import { internalErrorDecision, type Decision } from "../../src/policy/decision.ts";
 import { ManifestRegistry, validateManifest, type ManifestEntry } from "../../src/policy/manifests.ts";
-import { resolveTool } from "../../src/policy/tool-names.ts";
+import { blockReason } from "../../src/report/reason.ts";
 import type { TrustLevel } from "../../src/taint/trust.ts";
 import { makeConfig } from "../helpers/engine.ts";
 
@@ -16,18 +17,26 @@ const message = entry({ tool: "message", capabilities: ["message:send"], minInpu
 const read = entry({ tool: "read", capabilities: ["fs:read"], minInputTrust: "untrusted" });
 const weird = entry({ tool: "weird", capabilities: ["quantum:entangle"], minInputTrust: "untrusted" });
 
-function input(tool: string, manifest: ManifestEntry | undefined, trust: TrustLevel, config: unknown = { capabilities: { mode: "enforce" } }, extra: Partial<DecisionInput> = {}): DecisionInput {
-  return {
-    tool: resolveTool(tool, {}),
-    manifest,
-    broken: undefined,
-    inputTrust: trust,
-    taint: trust === "owner" ? [] : [{ level: trust, kind: "tool", label: "the result of web_fetch", tool: "web_fetch", callId: "c1", at: Date.parse("2026-11-22T10:00:00Z") }],
-    isSubagent: false,
-    agentId: "main",
-    config: makeConfig(config),
-    ...extra,
-  };
+interface CallShape {
+  tool: string;
+  registry: ManifestRegistry;
+  trust: TrustLevel;
+  config: unknown;
+  isSubagent: boolean;
+  agentId: string;
+}
+
+function input(tool: string, manifest: ManifestEntry | undefined, trust: TrustLevel, config: unknown = { capabilities: { mode: "enforce" } }, extra: Partial<CallShape> = {}): CallShape {
+  return { tool, registry: new ManifestRegistry([{ entries: manifest ? [manifest] : [], broken: [] }]), trust, config, isSubagent: false, agentId: "main", ...extra };
+}
+
+/** The compiled policy's decision for one call, with the reason a person reads. */
+function decide(c: CallShape): Decision & { reason?: string } {
+  const policy = new CompiledPolicy(makeConfig(c.config), c.registry);
+  const tool = policy.resolve(c.tool, {});
+  const taint = c.trust === "owner" ? [] : [{ level: c.trust, kind: "tool" as const, label: "the result of web_fetch", tool: "web_fetch", callId: "c1", at: Date.parse("2026-11-22T10:00:00Z") }];
+  const d = policy.decide(tool, policy.modeFor(tool), c.trust, c.isSubagent, c.agentId, taint);
+  return { ...d, reason: blockReason(d) };
 }
 
 describe("decide", () => {
@@ -108,14 +117,14 @@ describe("decide", () => {
 
   it("a broken operator manifest blocks its tool", () => {
     const registry = new ManifestRegistry([{ entries: [exec], broken: [{ tool: "exec", source: "/ops/exec.json", errors: ["riskLevel must be one of ..."] }] }]);
-    const d = decide({ ...input("exec", registry.lookup("exec"), "owner"), broken: registry.brokenFor("exec") });
+    const d = decide({ ...input("exec", undefined, "owner"), registry });
     expect(d.rules.map((r) => r.rule)).toEqual(["manifest.invalid"]);
     expect(d.reason).toContain("/ops/exec.json");
   });
 
   it("internal errors fail closed in enforce and open (recorded) in audit", () => {
     expect(internalErrorDecision("exec", "enforce", new Error("boom"))).toMatchObject({ outcome: "block", effect: "block" });
-    expect(internalErrorDecision("exec", "enforce", new Error("boom")).reason).toContain("ClawOS internal error");
+    expect(blockReason(internalErrorDecision("exec", "enforce", new Error("boom")))).toContain("ClawOS internal error");
     expect(internalErrorDecision("exec", "audit", new Error("boom"))).toMatchObject({ outcome: "allow", effect: "would-block" });
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import plugin from "../../index.ts";
 import type { Decision } from "../../src/policy/decision.ts";
+import { blockReason } from "../../src/report/reason.ts";
 import { recordingHost, type RecordingHost } from "./recording-host.ts";
 import { obtainRuntime, resetRuntimeForTests, type ClawosRuntime } from "../../src/host/runtime.ts";
 import { catalogIdToToolName } from "../../src/policy/tool-names.ts";
@@ -415,7 +416,7 @@ class TraceRun {
     const recorded: Decision | undefined = audit.counts.decisions > before ? audit.recent(1)[0]?.decision : undefined;
     const blocked = result?.block === true;
     const effect: CallEffect = blocked ? "block" : recorded?.effect === "would-block" ? "would-block" : "allow";
-    return { effect, blocked, reason: result?.blockReason ?? recorded?.reason, decision: recorded };
+    return { effect, blocked, reason: result?.blockReason ?? (recorded ? blockReason(recorded) : undefined), decision: recorded };
   }
 
   private observe(step: CallStep, toolName: string, params: unknown, toolCallId: string, sessionKey: string, blocked: boolean, reason?: string, persist = true): void {

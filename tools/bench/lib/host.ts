@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import plugin from "../../../index.ts";
-import { loadHostSessionKeyClassifier } from "../../../src/host/adapter.ts";
+import { loadHostSessionKeyClassifier } from "../../../src/host/session-keys.ts";
 import type { ClawosRuntime } from "../../../src/host/runtime.ts";
 import { recordingHost, type RecordingHost } from "../../replay/recording-host.ts";
 

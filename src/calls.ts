@@ -1,0 +1,47 @@
+import type { TrustLevel } from "./taint/trust.ts";
+
+/**
+ * The plain-data shapes the engine takes from the host adapter: a tool call about to run, and a
+ * finished call's result. Nothing here knows OpenClaw's objects.
+ */
+
+export interface Requester {
+  readonly channel?: string;
+  readonly senderId?: string;
+  readonly senderIsOwner?: boolean;
+}
+
+export interface ToolCall {
+  readonly toolName: string;
+  readonly params: unknown;
+  readonly toolKind?: string;
+  readonly toolCallId?: string;
+  readonly sessionKey?: string;
+  readonly agentId?: string;
+  readonly isSubagent: boolean;
+  /** Undefined when the host gave no requester (unproven), not when it gave a non-owner. */
+  readonly requester?: Requester;
+}
+
+export interface ToolResult {
+  readonly toolName?: string;
+  readonly params?: unknown;
+  readonly toolKind?: string;
+  readonly toolCallId?: string;
+  readonly sessionKey?: string;
+  readonly isSubagent: boolean;
+  /**
+   * The host made this result up itself (a synthetic result for an interrupted call): nothing the
+   * tool returned entered. A tool's own `details` can never say this: tools control their details.
+   */
+  readonly synthetic?: boolean;
+  /** A trust level stated out of band by the caller (trace replay), never read from content. */
+  readonly resultTrust?: TrustLevel;
+}
+
+/** A channel message that entered a session (message_received). */
+export interface ChannelMessage {
+  readonly sessionKey?: string;
+  readonly channel?: string;
+  readonly senderId?: string;
+}

@@ -1,0 +1,58 @@
+import { formatAudit, formatManifests, formatSession, formatStatus } from "../report/status.ts";
+import { statusSnapshot, type ClawosRuntime } from "./runtime.ts";
+import type { CommandContext } from "./sdk.ts";
+import { isSubagentSessionKey } from "./session-keys.ts";
+
+/**
+ * The `/clawos` command: status, session trust, the audit and rollout report, manifests, and the
+ * owner's trust reset. It reads and acts through the engine's face only.
+ */
+
+export const COMMAND_USAGE = "Usage: /clawos [status | session | audit [n] | manifests [tool] | trust reset]";
+
+function parseCount(text: string | undefined, fallback: number): number {
+  const n = Number.parseInt(text ?? "", 10);
+  return Number.isFinite(n) && n > 0 ? Math.min(n, 500) : fallback;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value ? value : undefined;
+}
+
+/** Who may raise trust: the owner as resolved by the host, or a gateway operator with admin scope. */
+export function ownerAction(ctx: CommandContext): { ok: boolean; by: string } {
+  const scopes = Array.isArray(ctx?.gatewayClientScopes) ? ctx.gatewayClientScopes : [];
+  const by = `${str(ctx?.channel) ?? "?"}:${str(ctx?.senderId) ?? "operator"}`;
+  if (ctx?.senderIsOwner === true) return { ok: true, by: `owner ${by}` };
+  if (scopes.includes("operator.admin")) return { ok: true, by: `gateway operator ${by} (operator.admin)` };
+  return { ok: false, by };
+}
+
+export function handleCommand(runtime: ClawosRuntime, ctx: CommandContext): { text: string } {
+  const args = (str(ctx?.args) ?? "").trim().split(/\s+/).filter(Boolean);
+  const sessionKey = str(ctx?.sessionKey);
+  const engine = runtime.engine;
+  switch (args[0] ?? "status") {
+    case "status":
+      return { text: formatStatus(statusSnapshot(runtime)) };
+    case "session":
+      return { text: formatSession(sessionKey, sessionKey ? engine.describeSession(sessionKey) : undefined, isSubagentSessionKey(sessionKey)) };
+    case "audit":
+      return { text: formatAudit(engine.recentDecisions(parseCount(args[1], 20)), engine.rolloutReport()) };
+    case "manifests":
+      return { text: formatManifests(engine.manifestList().entries, args[1]?.toLowerCase()) };
+    case "trust": {
+      if (args[1] !== "reset") return { text: "Usage: /clawos trust reset" };
+      if (!sessionKey) return { text: "ClawOS: no session to reset here." };
+      if (isSubagentSessionKey(sessionKey)) return { text: "ClawOS: a sub-agent session's trust cannot be reset; it follows its parent." };
+      const who = ownerAction(ctx);
+      if (!who.ok) {
+        return { text: `ClawOS: only the owner (or a gateway operator with operator.admin) can reset trust; ${who.by} is not. Nothing changed.` };
+      }
+      const { from, to } = engine.resetTrust(sessionKey, who.by);
+      return { text: `ClawOS: session ${sessionKey} trust reset from ${from} to ${to} by ${who.by}. This was recorded in the audit log.` };
+    }
+    default:
+      return { text: COMMAND_USAGE };
+  }
+}

@@ -1,0 +1,107 @@
+import type { CapabilityMode, ClawosConfig } from "../config/config-schema.ts";
+import type { TaintSource } from "../taint/session-store.ts";
+import type { TrustLevel } from "../taint/trust.ts";
+import { capabilityFloor, isKnownCapability } from "./capabilities.ts";
+import { causeOf, decide, type Decision, type RulePolicy } from "./decision.ts";
+import { DecisionMemo } from "./decision-memo.ts";
+import type { ManifestEntry, ManifestRegistry } from "./manifests.ts";
+import { resolveTool, type ResolvedTool } from "./tool-names.ts";
+
+/** What the status report says about enforcement, from the config alone (the gate's firing is observed elsewhere). */
+export interface Enforcement {
+  /** The configured mode, or off when the capability layer is disabled. */
+  readonly mode: CapabilityMode;
+  /** Some tool is enforced: the mode is enforce, or a per-tool override says enforce. */
+  readonly enforcing: boolean;
+  /** Enforced only for the tools overridden to enforce. */
+  readonly partial: boolean;
+}
+
+/** The key of a channel sender in the trusted-sender set. */
+export function senderKey(channel: string, senderId: string): string {
+  return `${channel}\u0000${senderId}`;
+}
+
+/**
+ * The operator's config and the manifests, compiled once on load and on every reload: the answers
+ * the gate and L1 ask for on every call (a tool's mode, whether a sender is trusted, the denial
+ * sets) are lookups here, never walks over the raw config.
+ */
+export class CompiledPolicy implements RulePolicy {
+  readonly config: ClawosConfig;
+  readonly manifests: ManifestRegistry;
+  /** L1 tagging is on: inputs lower session trust. */
+  readonly tagging: boolean;
+  readonly defaultAllow: boolean;
+  readonly deniedEverywhere: ReadonlySet<string>;
+  readonly deniedToAgent: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly deniedToSubagents: ReadonlySet<string>;
+  readonly unknownRequesterTrust: TrustLevel;
+  readonly subagentMaxTrust: TrustLevel;
+  readonly enforcement: Enforcement;
+  private readonly trustedSenders: ReadonlySet<string>;
+  private readonly overrides: ReadonlyMap<string, CapabilityMode>;
+  private readonly baseMode: CapabilityMode;
+  private readonly memo = new DecisionMemo();
+
+  constructor(config: ClawosConfig, manifests: ManifestRegistry) {
+    this.config = config;
+    this.manifests = manifests;
+    this.tagging = config.layers.tagging;
+    this.defaultAllow = config.capabilities.defaultAllow;
+    this.deniedEverywhere = new Set(config.capabilities.deny);
+    this.deniedToAgent = new Map(Object.entries(config.capabilities.agents).map(([agent, { deny }]) => [agent, new Set(deny)]));
+    this.deniedToSubagents = new Set(config.subagent.denyCapabilities);
+    this.unknownRequesterTrust = config.unknownRequesterTrust;
+    this.subagentMaxTrust = config.subagent.maxTrust;
+    this.trustedSenders = new Set(config.trustedSenders.map((s) => senderKey(s.channel, s.senderId)));
+    this.overrides = new Map(Object.entries(config.capabilities.overrides));
+    this.baseMode = config.layers.capabilities ? config.capabilities.mode : "off";
+    const enforcedOverride = [...this.overrides.values()].includes("enforce");
+    this.enforcement = {
+      mode: this.baseMode,
+      enforcing: config.layers.capabilities && (this.baseMode === "enforce" || enforcedOverride),
+      partial: config.layers.capabilities && this.baseMode !== "enforce" && enforcedOverride,
+    };
+  }
+
+  /** The tool a call runs, by its canonical name (`bash` is `exec`; `tool_call` is its inner tool). */
+  resolve(toolName: unknown, params: unknown, toolKind?: unknown): ResolvedTool {
+    const tool = resolveTool(toolName, params, toolKind);
+    const name = this.manifests.canonicalName(tool.name);
+    return name === tool.name ? tool : { ...tool, name };
+  }
+
+  /** The mode a tool is decided in: its override, else the configured mode; off with the layer off. */
+  modeFor(tool: ResolvedTool): CapabilityMode {
+    if (!this.config.layers.capabilities) return "off";
+    return this.overrides.get(tool.name) ?? this.overrides.get(tool.requested) ?? this.baseMode;
+  }
+
+  manifestFor(tool: string): ManifestEntry | undefined {
+    return this.manifests.lookup(tool);
+  }
+
+  isTrustedSender(channel: string | undefined, senderId: string | undefined): boolean {
+    return channel !== undefined && senderId !== undefined && this.trustedSenders.has(senderKey(channel, senderId));
+  }
+
+  isKnownCapability(name: string): boolean {
+    return isKnownCapability(name);
+  }
+
+  capabilityFloor(name: string): TrustLevel {
+    return capabilityFloor(name);
+  }
+
+  /**
+   * The decision for one call at the trust it has. Pure over this policy: memoized by the call's
+   * shape; a trust-limited decision carries the input that set the session's trust as its cause.
+   */
+  decide(tool: ResolvedTool, mode: CapabilityMode, inputTrust: TrustLevel, isSubagent: boolean, agentId: string | undefined, taint: readonly TaintSource[]): Decision {
+    const verdict = this.memo.verdict(tool, mode, inputTrust, isSubagent, agentId, () =>
+      decide({ tool, mode, manifest: this.manifests.lookup(tool.name), broken: this.manifests.brokenFor(tool.name), inputTrust, isSubagent, agentId }, this),
+    );
+    return verdict.trustLimited ? this.memo.caused(verdict, causeOf(taint, inputTrust)) : verdict;
+  }
+}

@@ -1,0 +1,87 @@
+import { CONFIG_LOCATION } from "../config/config.ts";
+import type { Decision, RuleHit } from "../policy/decision.ts";
+import type { TaintSource } from "../taint/session-store.ts";
+import { isoTime } from "./iso-time.ts";
+
+/**
+ * Words for a decision: the block reason the model and the operator read, and the one-line
+ * explanation of each rule. Made from the decision's data only (tool, rules, trust, cause), so the
+ * same decision always reads the same; a decision object's reason is built once and remembered.
+ */
+
+/** One rule hit in words. */
+export function ruleText(hit: RuleHit, d: Pick<Decision, "tool" | "requestedTool" | "via" | "unresolved">): string {
+  switch (hit.rule) {
+    case "tool.name-invalid":
+      return `the tool name ${JSON.stringify(d.requestedTool)} is not a valid OpenClaw tool name (look-alike characters, spaces or over 64 characters)`;
+    case "tool.meta-unresolved":
+      return `${d.via} names no tool to run (${d.unresolved})`;
+    case "manifest.invalid":
+      return `the manifest for ${d.tool} (${hit.source}) is invalid: ${hit.error}`;
+    case "tool.unmanifested":
+      return `${d.tool} has no capability manifest and defaultAllow is false`;
+    case "tool.min-input-trust":
+      return `${d.tool} needs input trust ${hit.requires}`;
+    case "capability.unknown":
+      return `capability ${hit.capability} is unknown, so it needs input trust owner`;
+    case "capability.floor":
+      return `capability ${hit.capability} needs input trust ${hit.requires}`;
+    case "capability.denied":
+      return `capability ${hit.capability} is denied by capabilities.deny`;
+    case "capability.denied-agent":
+      return `capability ${hit.capability} is denied for agent ${hit.agentId} by capabilities.agents.${hit.agentId}.deny`;
+    case "subagent.denied-capability":
+      return `capability ${hit.capability} is denied to sub-agents by subagent.denyCapabilities`;
+    case "internal.error":
+      return `ClawOS internal error: ${hit.error}`;
+  }
+}
+
+/** "this session is at untrusted since the result of web_fetch (untrusted, call c1, <time>)". */
+export function causeText(inputTrust: string, cause: TaintSource | undefined): string {
+  if (!cause) return `this session is at ${inputTrust}`;
+  const call = cause.callId ? `, call ${cause.callId}` : "";
+  return `this session is at ${inputTrust} since ${cause.label} (${cause.level}${call}, ${isoTime(cause.at)})`;
+}
+
+/** The safest ways to allow the call, most protective first. */
+function remedies(hits: readonly RuleHit[], tool: string): string {
+  const steps: string[] = [];
+  if (hits.some((h) => h.requires !== undefined && h.rule !== "tool.name-invalid" && h.rule !== "tool.meta-unresolved")) {
+    steps.push("start a new session (/new) or, after reviewing what entered it, run /clawos trust reset as the owner");
+  }
+  if (hits.some((h) => h.rule === "capability.denied" || h.rule === "capability.denied-agent" || h.rule === "subagent.denied-capability")) {
+    steps.push(`remove the capability from the denial list named above in ${CONFIG_LOCATION}`);
+  }
+  if (hits.some((h) => h.rule === "tool.unmanifested")) {
+    steps.push(`add a manifest for ${tool} (manifestDirs or manifests) or set ${CONFIG_LOCATION}.capabilities.defaultAllow to true`);
+  }
+  if (hits.some((h) => h.rule === "manifest.invalid")) steps.push("fix the manifest file named above");
+  steps.push(`or set ${CONFIG_LOCATION}.capabilities.overrides.${tool} to "audit"`);
+  return `To allow it: ${steps.join("; ")}.`;
+}
+
+function build(d: Decision): string | undefined {
+  if (d.rules.length === 0) return undefined;
+  const internal = d.rules.find((h) => h.rule === "internal.error");
+  if (internal) {
+    return `ClawOS internal error while checking ${d.requestedTool}: ${internal.error}. The call is blocked because ClawOS fails closed in enforce mode; check the gateway log.`;
+  }
+  const via = d.via ? ` (called through ${d.via})` : "";
+  const rules = d.rules.map((h) => ruleText(h, d)).join("; ");
+  const trustContext = d.trustLimited ? `, but ${causeText(d.inputTrust, d.cause)}` : "";
+  return `ClawOS blocked ${d.tool}${via}: ${rules}${trustContext}. ${remedies(d.rules, d.tool)}`;
+}
+
+const reasons = new WeakMap<Decision, string>();
+
+/** Why the call was (or, in audit mode, would have been) blocked; undefined for a clean allow. */
+export function blockReason(d: Decision): string | undefined {
+  if (d.rules.length === 0) return undefined;
+  let text = reasons.get(d);
+  if (text === undefined) {
+    text = build(d) as string;
+    reasons.set(d, text);
+  }
+  return text;
+}

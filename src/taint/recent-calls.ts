@@ -1,0 +1,49 @@
+import type { Decision } from "../policy/decision.ts";
+import type { ResolvedTool } from "../policy/tool-names.ts";
+
+/** What L1 remembers of a decided call until its result arrives. */
+export interface CallMemo {
+  readonly tool: ResolvedTool;
+  readonly blocked: boolean;
+  /** The outer call's parameters, for a call made through a meta tool (its inner arguments). */
+  readonly paramsRef?: unknown;
+  readonly decision: Decision;
+  readonly agentId?: string;
+}
+
+/**
+ * Recent calls by session and tool call id (ids are only unique within a session: some model
+ * servers reuse `call_0`). A speed helper: a bounded map in two generations, the young one taking
+ * new entries and replacing the old one when full; O(1) per operation with no per-entry
+ * bookkeeping, which an LRU does not need here, since a call's memo is read back within a few calls.
+ */
+export class RecentCalls {
+  private young = new Map<string, CallMemo>();
+  private old = new Map<string, CallMemo>();
+  private readonly half: number;
+
+  constructor(max: number) {
+    this.half = Math.max(1, Math.floor(max / 2));
+  }
+
+  get(sessionKey: string | undefined, callId: string): CallMemo | undefined {
+    const key = `${sessionKey ?? ""}\u0000${callId}`;
+    const value = this.young.get(key);
+    if (value !== undefined) return value;
+    const aged = this.old.get(key);
+    if (aged !== undefined) this.put(key, aged);
+    return aged;
+  }
+
+  set(sessionKey: string | undefined, callId: string, memo: CallMemo): void {
+    this.put(`${sessionKey ?? ""}\u0000${callId}`, memo);
+  }
+
+  private put(key: string, value: CallMemo): void {
+    if (!this.young.has(key) && this.young.size >= this.half) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(key, value);
+  }
+}

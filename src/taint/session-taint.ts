@@ -1,0 +1,403 @@
+import type { ChannelMessage, Requester, ToolCall, ToolResult } from "../calls.ts";
+import { senderKey, type CompiledPolicy } from "../policy/compiled-policy.ts";
+import type { Decision } from "../policy/decision.ts";
+import { normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/tool-names.ts";
+import { RecentCalls } from "./recent-calls.ts";
+import { resultLabel } from "./labels.ts";
+import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts";
+import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
+
+/**
+ * L1: everything a session's trust depends on, and nothing else. The requesters of its turns, the
+ * channel messages and tool results that entered it, its sub-agents, resets, and the facts still
+ * pending (messages whose sender is settled at the next call, spawns not linked yet, results on a
+ * path without result hooks). The gate asks it for the facts before a call, hands it the facts after
+ * the call, and never writes session state itself. Trust changes go to the `onTrustChange` sink.
+ */
+
+export interface TrustChange {
+  readonly event: "trust.lowered" | "trust.reset";
+  readonly sessionKey: string;
+  readonly from: TrustLevel;
+  readonly to: TrustLevel;
+  readonly source: TaintSource;
+  readonly by?: string;
+}
+
+/** A session's trust as the gate sees it at one call. */
+export type SessionView = Pick<SessionTrust, "trust" | "shadow" | "lowered">;
+
+/** What a finished call brought into its session. */
+export interface ObservedResult {
+  readonly level: TrustLevel;
+  readonly tool: string;
+  /** The call ran only because audit mode let a would-block through. */
+  readonly auditOnly: boolean;
+  /** The session's trust after the result entered. */
+  readonly sessionTrust?: TrustLevel;
+}
+
+export interface SessionTaintOptions {
+  readonly store: SessionStore;
+  readonly policy: CompiledPolicy;
+  readonly onTrustChange: (change: TrustChange) => void;
+  readonly now?: () => number;
+}
+
+interface PendingMessage {
+  readonly channel?: string;
+  readonly senderId?: string;
+  readonly at: number;
+}
+
+interface PendingSpawn {
+  readonly parentKey: string;
+  readonly trust: TrustLevel;
+  readonly at: number;
+}
+
+const MAX_PENDING_SPAWNS = 64;
+const MAX_PENDING_RESULTS = 64;
+const MAX_PENDING_MESSAGES = 16;
+const OWNER_VIEW: SessionView = Object.freeze({ trust: "owner", lowered: [] as TaintSource[] });
+
+/**
+ * The trust a call is decided at. Results that entered only because audit mode let a would-block
+ * run (the shadow) count in enforce, so switching to enforce never forgets what entered, and are
+ * ignored in audit, so that audit and enforce decide a trace alike.
+ */
+export function trustAtCall(view: SessionView, enforced: boolean): TrustLevel {
+  return enforced && view.shadow ? minTrust(view.trust, view.shadow) : view.trust;
+}
+
+export class SessionTaint {
+  readonly store: SessionStore;
+  private policy: CompiledPolicy;
+  private readonly onTrustChange: (change: TrustChange) => void;
+  private readonly now: () => number;
+  /** Recent decided calls: results of blocked calls do not taint, tool_call results use the inner tool. */
+  private readonly calls = new RecentCalls(20_000);
+  private readonly pendingMessages = new Map<string, PendingMessage[]>();
+  private pendingSpawns: PendingSpawn[] = [];
+  private readonly provenOwners = new Set<string>();
+  /**
+   * Whether result hooks (after_tool_call, tool_result_persist) reach ClawOS on this path. Where
+   * they do not (`openclaw agent exec` runs only the trusted tool policy), an allowed call's result
+   * is assumed to have entered its session by the time the session's next call is decided. The host
+   * adapter says which path it is on; a result that arrives anyway proves the hooks are live.
+   */
+  private resultHooksLive = true;
+  private readonly pendingResults = new Map<string, { callId: string; isSubagent: boolean }[]>();
+
+  constructor(options: SessionTaintOptions) {
+    this.store = options.store;
+    this.policy = options.policy;
+    this.onTrustChange = options.onTrustChange;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A reload: new trusted senders, ceilings and manifests; every session keeps its trust. */
+  usePolicy(policy: CompiledPolicy): void {
+    this.policy = policy;
+  }
+
+  // ---- around a call ----------------------------------------------------------------------
+
+  /**
+   * Records the facts that arrive with a call (its turn's requester, channel messages settled by it,
+   * results of earlier calls on a path without result hooks) and returns the session's trust.
+   */
+  beforeCall(call: Pick<ToolCall, "sessionKey" | "isSubagent" | "requester">): SessionView {
+    if (!this.policy.tagging) return OWNER_VIEW;
+    const key = call.sessionKey;
+    if (!key) {
+      const trust = minTrust(this.requesterTrust(call.requester), this.policy.unknownRequesterTrust);
+      return { trust, lowered: [{ level: trust, kind: "requester", label: "a call without a session key", at: this.now() }] };
+    }
+    if (!this.resultHooksLive) this.applyPendingResults(key);
+    if (call.isSubagent) return this.store.peek(key) ?? this.store.get(key, this.unlinkedChildTrust());
+    const state = this.store.get(key, "owner");
+    this.settlePendingMessages(key, state, call.requester);
+    const level = this.requesterTrust(call.requester);
+    if (trustRank(level) < trustRank(state.trust)) {
+      this.lower(key, { level, kind: "requester", label: requesterLabel(call.requester), at: this.now() });
+    }
+    return state;
+  }
+
+  /** A decision made in a Tool Search inner call's outer call, reused for the inner one (same tool, same arguments). */
+  bridged(call: Pick<ToolCall, "toolCallId" | "sessionKey" | "params">, tool: ResolvedTool): Decision | undefined {
+    const outerId = outerCallIdOf(call.toolCallId);
+    if (!outerId) return undefined;
+    const memo = this.calls.get(call.sessionKey, outerId);
+    if (!memo || memo.tool.via === undefined || memo.tool.name !== tool.name) return undefined;
+    const innerArgs = (memo.paramsRef as { args?: unknown } | undefined)?.args;
+    if (innerArgs !== undefined && !sameShallow(innerArgs, call.params)) return undefined;
+    if (call.toolCallId) this.calls.set(call.sessionKey, call.toolCallId, { ...memo, paramsRef: undefined });
+    return memo.decision;
+  }
+
+  /** Records what a decided call means for trust: a message into another session, a spawn, a result to expect. */
+  afterCall(call: ToolCall, tool: ResolvedTool, decision: Decision): void {
+    if (call.toolCallId) {
+      this.calls.set(call.sessionKey, call.toolCallId, {
+        tool,
+        blocked: decision.outcome === "block",
+        paramsRef: tool.via ? call.params : undefined,
+        decision,
+        agentId: call.agentId,
+      });
+      if (decision.outcome === "allow" && call.sessionKey && !this.resultHooksLive) this.notePendingResult(call.sessionKey, call.toolCallId, call.isSubagent);
+    }
+    if (decision.outcome !== "allow") return;
+    const capabilities = decision.capabilities;
+    if (capabilities.includes("message:send")) this.lowerTargetSession(call, tool, decision.inputTrust);
+    if (call.sessionKey && capabilities.includes("session:spawn")) {
+      // Kept until a link arrives or newer spawns push it out: an unlinked child is held at the
+      // lowest recent spawner, however long its spawn took.
+      this.pendingSpawns = this.pendingSpawns.slice(-(MAX_PENDING_SPAWNS - 1));
+      this.pendingSpawns.push({ parentKey: call.sessionKey, trust: decision.inputTrust, at: this.now() });
+    }
+  }
+
+  // ---- inputs -----------------------------------------------------------------------------
+
+  /** A tool result entered its session (after_tool_call, tool_result_persist). */
+  observeResult(result: ToolResult): ObservedResult | undefined {
+    if (!this.resultHooksLive) {
+      this.resultHooksLive = true;
+      this.pendingResults.clear();
+    }
+    return this.taintFromResult(result);
+  }
+
+  /** The adapter's word on whether this path delivers result hooks (see `resultHooksLive`). */
+  expectResultHooks(live: boolean): void {
+    this.resultHooksLive = live;
+    if (live) this.pendingResults.clear();
+  }
+
+  /** A channel message entered the session (message_received). Owner status is settled at the next call. */
+  observeMessage(message: ChannelMessage): void {
+    if (!this.policy.tagging || !message.sessionKey) return;
+    const { sessionKey, channel, senderId } = message;
+    if (channel && senderId && this.provenOwners.has(senderKey(channel, senderId))) return;
+    if (this.policy.isTrustedSender(channel, senderId)) {
+      this.lower(sessionKey, { level: "verified", kind: "message", label: `a message from ${channel}:${senderId}`, at: this.now() });
+      return;
+    }
+    const list = this.pendingMessages.get(sessionKey) ?? [];
+    list.push({ channel, senderId, at: this.now() });
+    if (list.length > MAX_PENDING_MESSAGES) list.shift();
+    this.pendingMessages.set(sessionKey, list);
+  }
+
+  /** The trust a turn's requester brings: owner as the host resolved it, a trusted sender, or less. */
+  requesterTrust(requester: Requester | undefined): TrustLevel {
+    if (!requester) return this.policy.unknownRequesterTrust;
+    if (requester.senderIsOwner === true) {
+      if (requester.channel && requester.senderId) this.provenOwners.add(senderKey(requester.channel, requester.senderId));
+      return "owner";
+    }
+    if (this.policy.isTrustedSender(requester.channel, requester.senderId)) return "verified";
+    return "community";
+  }
+
+  // ---- sub-agents -------------------------------------------------------------------------
+
+  /** subagent_spawned: the child starts at min(parent's trust now, ceiling), never above what it already is. */
+  linkSubagent(childKey: string, parentKey: string | undefined): void {
+    if (!this.policy.tagging) return;
+    const ceiling = this.policy.subagentMaxTrust;
+    const parentTrust = parentKey ? this.store.get(parentKey).trust : this.unlinkedChildTrust();
+    const start = minTrust(parentTrust, ceiling);
+    const child = this.store.peek(childKey) ?? this.store.get(childKey, start);
+    if (parentKey) {
+      this.store.setParent(childKey, parentKey, start);
+      const spent = this.pendingSpawns.findIndex((spawn) => spawn.parentKey === parentKey);
+      if (spent >= 0) this.pendingSpawns.splice(spent, 1);
+    }
+    if (trustRank(start) < trustRank(child.trust)) {
+      this.lower(childKey, { level: start, kind: "subagent", label: `its spawn by ${parentKey ?? "an unknown session"} (at ${parentTrust})`, at: this.now() }, start);
+    }
+  }
+
+  /** subagent_ended: the child's result re-enters its parent. */
+  subagentEnded(childKey: string): void {
+    if (!this.policy.tagging) return;
+    const child = this.store.get(childKey, this.unlinkedChildTrust());
+    if (!child.parent) return;
+    this.lower(child.parent, { level: child.trust, kind: "subagent", label: `the result of sub-agent ${childKey}`, at: this.now() });
+  }
+
+  // ---- owner actions and session lifecycle ------------------------------------------------
+
+  /** An explicit, authorized owner action: the session returns to owner trust. */
+  reset(sessionKey: string, by: string): { from: TrustLevel; to: TrustLevel } {
+    const source: TaintSource = { level: "owner", kind: "reset", label: `trust reset by ${by}`, at: this.now() };
+    const from = this.store.reset(sessionKey, source, "owner");
+    this.pendingMessages.delete(sessionKey);
+    this.onTrustChange({ event: "trust.reset", sessionKey, from, to: "owner", source, by });
+    return { from, to: "owner" };
+  }
+
+  /** A new session replaced this key's context (/new, /reset): it starts clean. */
+  replaced(sessionKey: string, reason: string): void {
+    const from = this.store.peek(sessionKey)?.trust ?? "owner";
+    this.store.forget(sessionKey);
+    this.pendingMessages.delete(sessionKey);
+    if (from !== "owner") {
+      const source: TaintSource = { level: "owner", kind: "reset", label: `a new session (${reason})`, at: this.now() };
+      this.onTrustChange({ event: "trust.reset", sessionKey, from, to: "owner", source, by: `host:${reason}` });
+    }
+  }
+
+  /** A session's state for a report: loaded if it exists on disk, created at owner otherwise. */
+  describe(sessionKey: string): SessionTrust {
+    return this.store.peek(sessionKey) ?? this.store.get(sessionKey);
+  }
+
+  /** The session's trust now, without loading or creating it. */
+  trustNow(sessionKey: string | undefined): TrustLevel | undefined {
+    return sessionKey ? this.store.peek(sessionKey)?.trust : undefined;
+  }
+
+  // ---- internals --------------------------------------------------------------------------
+
+  private lower(key: string, source: TaintSource, initial: TrustLevel = "owner"): boolean {
+    const before = this.store.get(key, initial).trust;
+    const changed = this.store.lower(key, source, initial);
+    if (changed) this.onTrustChange({ event: "trust.lowered", sessionKey: key, from: before, to: this.store.get(key).trust, source });
+    return changed;
+  }
+
+  private settlePendingMessages(key: string, state: SessionTrust, requester: Requester | undefined): void {
+    const pending = this.pendingMessages.get(key);
+    if (!pending) return;
+    this.pendingMessages.delete(key);
+    for (const message of pending) {
+      const fromOwner =
+        requester?.senderIsOwner === true && requester.channel === message.channel && requester.senderId === message.senderId;
+      if (fromOwner) continue;
+      if (message.channel && message.senderId && this.provenOwners.has(senderKey(message.channel, message.senderId))) continue;
+      if (state.trust === "untrusted") continue;
+      this.lower(key, {
+        level: "community",
+        kind: "message",
+        label: `a message from ${message.channel ?? "?"}:${message.senderId ?? "unknown sender"}`,
+        at: message.at,
+      });
+    }
+  }
+
+  /** A sub-agent seen before its spawn link: no higher than the ceiling or any recent spawner. */
+  private unlinkedChildTrust(): TrustLevel {
+    let trust: TrustLevel = this.policy.subagentMaxTrust;
+    let sawSpawn = false;
+    for (const spawn of this.pendingSpawns) {
+      sawSpawn = true;
+      trust = minTrust(trust, minTrust(spawn.trust, this.store.peek(spawn.parentKey)?.trust ?? spawn.trust));
+    }
+    return sawSpawn ? trust : minTrust(trust, this.policy.unknownRequesterTrust);
+  }
+
+  private notePendingResult(sessionKey: string, callId: string, isSubagent: boolean): void {
+    const list = this.pendingResults.get(sessionKey) ?? [];
+    if (list.length >= MAX_PENDING_RESULTS) list.shift();
+    list.push({ callId, isSubagent });
+    this.pendingResults.set(sessionKey, list);
+  }
+
+  /** Without result hooks: the results of the session's earlier allowed calls have entered it by now. */
+  private applyPendingResults(sessionKey: string): void {
+    const list = this.pendingResults.get(sessionKey);
+    if (!list) return;
+    this.pendingResults.delete(sessionKey);
+    for (const { callId, isSubagent } of list) this.taintFromResult({ toolCallId: callId, sessionKey, isSubagent });
+  }
+
+  /** The output trust of a finished call, or undefined when nothing entered the session. */
+  private resultTrust(result: ToolResult): Omit<ObservedResult, "sessionTrust"> | undefined {
+    if (result.synthetic) return undefined;
+    const memo = result.toolCallId ? this.calls.get(result.sessionKey, result.toolCallId) : undefined;
+    if (memo?.blocked) return undefined;
+    const tool = memo?.tool ?? this.policy.resolve(result.toolName ?? "", result.params, result.toolKind);
+    const declared: TrustLevel = this.policy.manifestFor(tool.name)?.manifest.outputTrust ?? "untrusted";
+    const level = result.resultTrust ? minTrust(declared, result.resultTrust) : declared;
+    return { level, tool: tool.name, auditOnly: memo?.decision.effect === "would-block" };
+  }
+
+  private taintFromResult(result: ToolResult): ObservedResult | undefined {
+    if (!this.policy.tagging || !result.sessionKey) return undefined;
+    const observed = this.resultTrust(result);
+    if (!observed) return undefined;
+    const initial = result.isSubagent ? this.unlinkedChildTrust() : "owner";
+    const source: TaintSource = {
+      level: observed.level,
+      kind: "tool",
+      label: observed.auditOnly ? `the result of ${observed.tool} (ran only because audit mode allowed a would-block)` : resultLabel(observed.tool),
+      tool: observed.tool,
+      callId: result.toolCallId,
+      at: this.now(),
+    };
+    if (observed.auditOnly) this.store.lowerShadow(result.sessionKey, source, initial);
+    else this.lower(result.sessionKey, source, initial);
+    this.lowerRewrittenTarget(result);
+    return { ...observed, sessionTrust: this.store.peek(result.sessionKey)?.trust };
+  }
+
+  /**
+   * A message one session sends into another (sessions_send and the like) enters the target's
+   * context at the sender's trust. Short keys ("main") are the sender agent's sessions.
+   */
+  private lowerTargetSession(call: Pick<ToolCall, "params" | "sessionKey" | "agentId" | "toolCallId">, tool: ResolvedTool, trust: TrustLevel): void {
+    if (!this.policy.tagging || trust === "owner") return;
+    const params = (tool.via ? (call.params as { args?: unknown } | undefined)?.args : call.params) as Record<string, unknown> | undefined;
+    const raw = params?.sessionKey ?? params?.targetSessionKey;
+    if (typeof raw !== "string" || !raw.trim()) return;
+    const target = raw.includes(":") ? raw.trim() : `agent:${call.agentId ?? "main"}:${raw.trim()}`;
+    if (target === call.sessionKey) return;
+    this.lower(target, {
+      level: trust,
+      kind: "message",
+      label: `a message sent by session ${call.sessionKey ?? "(unknown)"} through ${tool.name}`,
+      tool: tool.name,
+      callId: call.toolCallId,
+      at: this.now(),
+    });
+  }
+
+  /**
+   * A later plugin hook may have rewritten where a message went; the result carries the final
+   * parameters, so the session it really reached is lowered too.
+   */
+  private lowerRewrittenTarget(result: ToolResult): void {
+    if (!result.toolCallId || result.params === undefined) return;
+    const memo = this.calls.get(result.sessionKey, result.toolCallId);
+    if (!memo || memo.blocked || !this.policy.manifestFor(memo.tool.name)?.manifest.capabilities.includes("message:send")) return;
+    // The outer tool_call's result has { id, args }; the inner call's result has the plain arguments.
+    const outer = memo.tool.via !== undefined && normalizeToolName(result.toolName).name === memo.tool.via;
+    const tool = outer ? memo.tool : { ...memo.tool, via: undefined };
+    this.lowerTargetSession({ params: result.params, sessionKey: result.sessionKey, agentId: memo.agentId, toolCallId: result.toolCallId }, tool, memo.decision.inputTrust);
+  }
+}
+
+function requesterLabel(requester: Requester | undefined): string {
+  if (!requester) return "a turn whose sender the host could not identify";
+  const who = requester.senderId ? `${requester.channel ?? "?"}:${requester.senderId}` : requester.channel ?? "an unnamed sender";
+  return `a message from ${who}`;
+}
+
+function sameShallow(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!a || !b || typeof a !== "object" || typeof b !== "object") return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) {
+    const va = (a as Record<string, unknown>)[k];
+    const vb = (b as Record<string, unknown>)[k];
+    if (va !== vb && JSON.stringify(va) !== JSON.stringify(vb)) return false;
+  }
+  return true;
+}
