@@ -1,7 +1,8 @@
-import type { OpenClawPluginApi, OpenClawPluginDefinition } from "openclaw/plugin-sdk/plugin-entry";
+import type { OpenClawPluginDefinition } from "openclaw/plugin-sdk/plugin-entry";
 import { resolveConfig } from "./src/config/config.ts";
 import { buildUiHints, configJsonSchema } from "./src/config/config-schema.ts";
 import { registerClawos } from "./src/host/adapter.ts";
+import type { HostApi } from "./src/host/sdk.ts";
 import { PLUGIN_ID } from "./src/ids.ts";
 
 /**
@@ -21,7 +22,8 @@ const plugin = {
       return result.ok ? { ok: true as const, value: result.config } : { ok: false as const, errors: result.errors };
     },
   },
-  register(api: OpenClawPluginApi) {
+  // The host passes its whole plugin API; ClawOS reads only the part typed as HostApi.
+  register(api: HostApi) {
     registerClawos(api);
   },
 } satisfies OpenClawPluginDefinition;

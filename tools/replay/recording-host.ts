@@ -5,10 +5,13 @@
  * (test/helpers/fake-api.ts) is the same idea.
  */
 
+import type { HostApi } from "../../src/host/sdk.ts";
+
 export type HostHandler = (event: unknown, ctx: unknown) => unknown;
 
 export interface RecordingHost {
-  api: Record<string, unknown>;
+  /** The plugin API as ClawOS uses it: the same type the adapter is written against. */
+  api: HostApi;
   hooks: Map<string, HostHandler[]>;
   policies: Array<{ id: string; evaluate: HostHandler }>;
   commands: Map<string, { handler: (ctx: unknown) => unknown; requireAuth?: boolean; acceptsArgs?: boolean }>;
@@ -31,9 +34,13 @@ export function recordingHost(options: RecordingHostOptions): RecordingHost {
   const policies: RecordingHost["policies"] = [];
   const commands: RecordingHost["commands"] = new Map();
   const logs: RecordingHost["logs"] = [];
-  const api: Record<string, unknown> = {
-    id: "clawos",
-    pluginConfig: options.pluginConfig,
+  const on = ((hook: string, handler: HostHandler) => {
+    const list = hooks.get(hook) ?? [];
+    list.push(handler);
+    hooks.set(hook, list);
+  }) as HostApi["on"];
+  const api: HostApi = {
+    pluginConfig: options.pluginConfig as HostApi["pluginConfig"],
     registrationMode: "full",
     logger: {
       info: (message: string) => logs.push({ level: "info", message }),
@@ -42,16 +49,12 @@ export function recordingHost(options: RecordingHostOptions): RecordingHost {
     },
     runtime: { version: options.hostVersion ?? "2026.9.6", state: { resolveStateDir: () => options.stateDir } },
     resolvePath: (p: string) => p,
-    on: (hook: string, handler: HostHandler) => {
-      const list = hooks.get(hook) ?? [];
-      list.push(handler);
-      hooks.set(hook, list);
-    },
-    registerCommand: (command: { name: string; handler: (ctx: unknown) => unknown }) => commands.set(command.name, command),
+    on,
+    registerCommand: (command) => commands.set(command.name, command as RecordingHost["commands"] extends Map<string, infer C> ? C : never),
+    ...(options.trustedPolicies !== false
+      ? { registerTrustedToolPolicy: (policy: Parameters<NonNullable<HostApi["registerTrustedToolPolicy"]>>[0]) => void policies.push(policy as unknown as RecordingHost["policies"][number]) }
+      : {}),
   };
-  if (options.trustedPolicies !== false) {
-    api.registerTrustedToolPolicy = (policy: RecordingHost["policies"][number]) => policies.push(policy);
-  }
   const fire = (hook: string, event: unknown, ctx: unknown = {}) => (hooks.get(hook) ?? []).map((h) => h(event, ctx));
   return { api, hooks, policies, commands, logs, fire };
 }
