@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { PLUGIN_ID } from "../ids.ts";
 import { AuditLog } from "../audit/audit-log.ts";
 import { resolveConfig } from "../config/config.ts";

@@ -4,6 +4,7 @@
  */
 
 const SUBAGENT_REST = /^subagent:/;
+const CHILD_MARKER = /subagent:|:acp:/i;
 
 let hostIsSubagentSessionKey: ((key: string) => boolean) | undefined;
 
@@ -27,8 +28,7 @@ export function loadHostSessionKeyClassifier(): Promise<void> {
 export function isSubagentSessionKey(sessionKey: string | undefined): boolean {
   if (!sessionKey) return false;
   // Fast path for the common case (every gate call asks): no marker anywhere, no child.
-  const lower = sessionKey.toLowerCase();
-  if (!lower.includes("subagent:") && !lower.includes(":acp:")) return false;
+  if (!CHILD_MARKER.test(sessionKey)) return false;
   if (hostIsSubagentSessionKey?.(sessionKey) === true) return true;
   const key = sessionKey.trim().toLowerCase();
   if (SUBAGENT_REST.test(key)) return true;

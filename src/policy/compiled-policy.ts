@@ -1,11 +1,13 @@
 import type { CapabilityMode, ClawosConfig } from "../config/config-schema.ts";
+import { SenderSet } from "../taint/sender-set.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import type { TrustLevel } from "../taint/trust.ts";
 import { capabilityFloor, isKnownCapability } from "./capabilities.ts";
 import { causeOf, decide, type Decision, type RulePolicy } from "./decision.ts";
 import { DecisionMemo } from "./decision-memo.ts";
 import type { ManifestEntry, ManifestRegistry } from "./manifests.ts";
-import { resolveTool, type ResolvedTool } from "./tool-names.ts";
+import type { ResolvedTool } from "./tool-names.ts";
+import { ToolResolver } from "./tool-resolver.ts";
 
 /** What the status report says about enforcement, from the config alone (the gate's firing is observed elsewhere). */
 export interface Enforcement {
@@ -15,11 +17,6 @@ export interface Enforcement {
   readonly enforcing: boolean;
   /** Enforced only for the tools overridden to enforce. */
   readonly partial: boolean;
-}
-
-/** The key of a channel sender in the trusted-sender set. */
-export function senderKey(channel: string, senderId: string): string {
-  return `${channel}\u0000${senderId}`;
 }
 
 /**
@@ -39,14 +36,16 @@ export class CompiledPolicy implements RulePolicy {
   readonly unknownRequesterTrust: TrustLevel;
   readonly subagentMaxTrust: TrustLevel;
   readonly enforcement: Enforcement;
-  private readonly trustedSenders: ReadonlySet<string>;
+  private readonly trustedSenders: SenderSet;
   private readonly overrides: ReadonlyMap<string, CapabilityMode>;
   private readonly baseMode: CapabilityMode;
   private readonly memo = new DecisionMemo();
+  private readonly resolver: ToolResolver;
 
   constructor(config: ClawosConfig, manifests: ManifestRegistry) {
     this.config = config;
     this.manifests = manifests;
+    this.resolver = new ToolResolver((name) => manifests.canonicalName(name));
     this.tagging = config.layers.tagging;
     this.defaultAllow = config.capabilities.defaultAllow;
     this.deniedEverywhere = new Set(config.capabilities.deny);
@@ -54,7 +53,7 @@ export class CompiledPolicy implements RulePolicy {
     this.deniedToSubagents = new Set(config.subagent.denyCapabilities);
     this.unknownRequesterTrust = config.unknownRequesterTrust;
     this.subagentMaxTrust = config.subagent.maxTrust;
-    this.trustedSenders = new Set(config.trustedSenders.map((s) => senderKey(s.channel, s.senderId)));
+    this.trustedSenders = new SenderSet(config.trustedSenders);
     this.overrides = new Map(Object.entries(config.capabilities.overrides));
     this.baseMode = config.layers.capabilities ? config.capabilities.mode : "off";
     const enforcedOverride = [...this.overrides.values()].includes("enforce");
@@ -67,9 +66,7 @@ export class CompiledPolicy implements RulePolicy {
 
   /** The tool a call runs, by its canonical name (`bash` is `exec`; `tool_call` is its inner tool). */
   resolve(toolName: unknown, params: unknown, toolKind?: unknown): ResolvedTool {
-    const tool = resolveTool(toolName, params, toolKind);
-    const name = this.manifests.canonicalName(tool.name);
-    return name === tool.name ? tool : { ...tool, name };
+    return this.resolver.resolve(toolName, params, toolKind);
   }
 
   /** The mode a tool is decided in: its override, else the configured mode; off with the layer off. */
@@ -83,7 +80,7 @@ export class CompiledPolicy implements RulePolicy {
   }
 
   isTrustedSender(channel: string | undefined, senderId: string | undefined): boolean {
-    return channel !== undefined && senderId !== undefined && this.trustedSenders.has(senderKey(channel, senderId));
+    return this.trustedSenders.has(channel, senderId);
   }
 
   isKnownCapability(name: string): boolean {

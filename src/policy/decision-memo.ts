@@ -1,30 +1,41 @@
 import type { TaintSource } from "../taint/session-store.ts";
-import type { TrustLevel } from "../taint/trust.ts";
+import { TRUST_LEVELS, trustRank, type TrustLevel } from "../taint/trust.ts";
+import { MODES, type CapabilityMode } from "../config/config-schema.ts";
 import type { Decision } from "./decision.ts";
 import type { ResolvedTool } from "./tool-names.ts";
 
 /**
  * Speed helper for the gate: a decision is a pure function of the call's shape under one compiled
  * policy (the resolved tool, its mode, the input trust, sub-agent and agent id), and the same
- * shapes repeat across every session, so verdicts are memoized per policy. A trust-limited
+ * shapes repeat across every session, so verdicts are memoized per policy, keyed without building
+ * a string. A trust-limited
  * decision also names its cause; the decision with a given cause is kept beside its verdict, so a
  * session that keeps hitting the same block gets the same object back (and the same reason text,
  * see `report/reason.ts`) without building either again.
  */
-export class DecisionMemo {
-  private readonly verdicts = new Map<string, Decision>();
-  private readonly withCause = new WeakMap<Decision, WeakMap<TaintSource, Decision>>();
-  private static readonly MAX = 4096;
+const MAX_AGENTS = 1024;
 
-  verdict(tool: ResolvedTool, mode: string, inputTrust: TrustLevel, isSubagent: boolean, agentId: string | undefined, make: () => Decision): Decision {
-    const key = `${tool.requested}\u0000${tool.name}\u0000${tool.via ?? ""}\u0000${tool.unresolved ?? ""}\u0000${tool.validName ? 1 : 0}\u0000${mode}\u0000${inputTrust}\u0000${isSubagent ? 1 : 0}\u0000${agentId ?? ""}`;
-    const hit = this.verdicts.get(key);
-    if (hit) return hit;
-    const made = make();
-    // Bounded: start over rather than grow.
-    if (this.verdicts.size >= DecisionMemo.MAX) this.verdicts.clear();
-    this.verdicts.set(key, made);
-    return made;
+export class DecisionMemo {
+  /** Per resolved tool (by identity, see `tool-resolver.ts`) and agent: one slot per mode, trust and sub-agent flag. */
+  private readonly verdicts = new WeakMap<ResolvedTool, Map<string, (Decision | undefined)[]>>();
+  private readonly withCause = new WeakMap<Decision, WeakMap<TaintSource, Decision>>();
+
+  verdict(tool: ResolvedTool, mode: CapabilityMode, inputTrust: TrustLevel, isSubagent: boolean, agentId: string | undefined, make: () => Decision): Decision {
+    let byAgent = this.verdicts.get(tool);
+    if (!byAgent) {
+      byAgent = new Map();
+      this.verdicts.set(tool, byAgent);
+    }
+    const agent = agentId ?? "";
+    let slots = byAgent.get(agent);
+    if (!slots) {
+      // Bounded: an agent id per call cannot grow it without limit.
+      if (byAgent.size >= MAX_AGENTS) byAgent.clear();
+      slots = new Array(MODES.length * TRUST_LEVELS.length * 2);
+      byAgent.set(agent, slots);
+    }
+    const slot = (MODES.indexOf(mode) * TRUST_LEVELS.length + trustRank(inputTrust)) * 2 + (isSubagent ? 1 : 0);
+    return (slots[slot] ??= make());
   }
 
   /** The verdict with its cause attached, one object per (verdict, cause). */

@@ -28,6 +28,8 @@ export interface ResolvedTool {
 /** NFKC folds compatibility forms (full-width letters and the like); case and whitespace are not identity. */
 export function normalizeToolName(raw: unknown): { name: string; valid: boolean } {
   if (typeof raw !== "string") return { name: "", valid: false };
+  // A valid name is lower-case ASCII already, which NFKC, trim and lower-casing leave alone.
+  if (VALID_TOOL_NAME.test(raw)) return { name: raw, valid: true };
   const name = raw.normalize("NFKC").trim().toLowerCase();
   return { name, valid: VALID_TOOL_NAME.test(name) };
 }
@@ -43,7 +45,8 @@ export function catalogIdToToolName(id: string): string {
   return id;
 }
 
-function readTarget(params: unknown): string | undefined {
+/** The tool a meta call (`tool_call`) names in its parameters, as written. */
+export function metaTarget(params: unknown): string | undefined {
   if (!params || typeof params !== "object") return undefined;
   const record = params as Record<string, unknown>;
   for (const key of ["id", "name", "tool"]) {
@@ -60,7 +63,7 @@ export function resolveTool(toolName: unknown, params: unknown, toolKind?: unkno
     return { requested, name: CODE_MODE_EXEC, validName: true };
   }
   if (outer.name === TOOL_CALL) {
-    const target = readTarget(params);
+    const target = metaTarget(params);
     if (!target) return { requested, name: TOOL_CALL, via: TOOL_CALL, validName: true, unresolved: "no tool id in its parameters" };
     const inner = normalizeToolName(catalogIdToToolName(target));
     return { requested, name: inner.name, via: TOOL_CALL, validName: inner.valid };

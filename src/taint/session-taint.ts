@@ -1,9 +1,10 @@
 import type { ChannelMessage, Requester, ToolCall, ToolResult } from "../calls.ts";
-import { senderKey, type CompiledPolicy } from "../policy/compiled-policy.ts";
+import type { CompiledPolicy } from "../policy/compiled-policy.ts";
 import type { Decision } from "../policy/decision.ts";
 import { normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/tool-names.ts";
 import { RecentCalls } from "./recent-calls.ts";
 import { resultLabel } from "./labels.ts";
+import { SenderSet } from "./sender-set.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts";
 import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
 
@@ -79,7 +80,8 @@ export class SessionTaint {
   private readonly calls = new RecentCalls(20_000);
   private readonly pendingMessages = new Map<string, PendingMessage[]>();
   private pendingSpawns: PendingSpawn[] = [];
-  private readonly provenOwners = new Set<string>();
+  /** Channel senders the host has resolved as the owner in this process. */
+  private readonly provenOwners = new SenderSet();
   /**
    * Whether result hooks (after_tool_call, tool_result_persist) reach ClawOS on this path. Where
    * they do not (`openclaw agent exec` runs only the trusted tool policy), an allowed call's result
@@ -181,7 +183,7 @@ export class SessionTaint {
   observeMessage(message: ChannelMessage): void {
     if (!this.policy.tagging || !message.sessionKey) return;
     const { sessionKey, channel, senderId } = message;
-    if (channel && senderId && this.provenOwners.has(senderKey(channel, senderId))) return;
+    if (this.provenOwners.has(channel, senderId)) return;
     if (this.policy.isTrustedSender(channel, senderId)) {
       this.lower(sessionKey, { level: "verified", kind: "message", label: `a message from ${channel}:${senderId}`, at: this.now() });
       return;
@@ -196,7 +198,9 @@ export class SessionTaint {
   requesterTrust(requester: Requester | undefined): TrustLevel {
     if (!requester) return this.policy.unknownRequesterTrust;
     if (requester.senderIsOwner === true) {
-      if (requester.channel && requester.senderId) this.provenOwners.add(senderKey(requester.channel, requester.senderId));
+      if (requester.channel && requester.senderId && !this.provenOwners.has(requester.channel, requester.senderId)) {
+        this.provenOwners.add(requester.channel, requester.senderId);
+      }
       return "owner";
     }
     if (this.policy.isTrustedSender(requester.channel, requester.senderId)) return "verified";
@@ -279,7 +283,7 @@ export class SessionTaint {
       const fromOwner =
         requester?.senderIsOwner === true && requester.channel === message.channel && requester.senderId === message.senderId;
       if (fromOwner) continue;
-      if (message.channel && message.senderId && this.provenOwners.has(senderKey(message.channel, message.senderId))) continue;
+      if (this.provenOwners.has(message.channel, message.senderId)) continue;
       if (state.trust === "untrusted") continue;
       this.lower(key, {
         level: "community",
