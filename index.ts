@@ -3,7 +3,7 @@ import { resolveConfig } from "./src/config/config.ts";
 import { buildUiHints, configJsonSchema } from "./src/config/config-schema.ts";
 import { registerClawos } from "./src/host/adapter.ts";
 import type { HostApi } from "./src/host/sdk.ts";
-import { PLUGIN_ID } from "./src/ids.ts";
+import { PLUGIN_DESCRIPTION, PLUGIN_ID, PLUGIN_NAME } from "./src/ids.ts";
 
 /**
  * ClawOS plugin entry: registration only. The entry is the plain object `definePluginEntry`
@@ -12,8 +12,8 @@ import { PLUGIN_ID } from "./src/ids.ts";
  */
 const plugin = {
   id: PLUGIN_ID,
-  name: "ClawOS",
-  description: "Input-trust taint tracking and capability control for every tool call.",
+  name: PLUGIN_NAME,
+  description: PLUGIN_DESCRIPTION,
   configSchema: {
     jsonSchema: configJsonSchema(),
     uiHints: buildUiHints(),

@@ -5,14 +5,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { POLICY_ID } from "../src/ids.ts";
+import { PLUGIN_DESCRIPTION, PLUGIN_ID, PLUGIN_NAME, POLICY_ID } from "../src/ids.ts";
 import { buildUiHints, configJsonSchema } from "../src/config/config-schema.ts";
 
 export function pluginJson(): Record<string, unknown> {
   return {
-    id: "clawos",
-    name: "ClawOS",
-    description: "Input-trust taint tracking (L1) and capability control (L2) for every OpenClaw tool call.",
+    id: PLUGIN_ID,
+    name: PLUGIN_NAME,
+    description: PLUGIN_DESCRIPTION,
     categories: ["security"],
     activation: { onStartup: true },
     contracts: { trustedToolPolicies: [POLICY_ID] },
