@@ -7,7 +7,7 @@
 // ClawOS is loaded from a staged plugin directory (scripts/stage-plugin.sh builds it from the current
 // sources), as the end-to-end tests do.
 import { writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createOpenClawEnv } from "../harness/gateway.ts";
 import type { OpenClawEnv } from "../harness/gateway.ts";
 import { startScriptedModel, toolResultsIn } from "../harness/scripted-model.ts";
@@ -19,7 +19,6 @@ import { fmt, summarize, table } from "./lib/stats.ts";
 const args = parseArgs();
 const TURNS = Number(args.turns ?? 5);
 const CALLS = Number(args.calls ?? 50);
-const REPO = resolve(import.meta.dirname, "../..");
 
 type Variant = { name: string; plugin?: { mode: "audit" | "enforce" } };
 const variants: Variant[] = [{ name: "plugin absent" }, { name: "ClawOS audit", plugin: { mode: "audit" } }, { name: "ClawOS enforce", plugin: { mode: "enforce" } }];
