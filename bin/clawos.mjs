@@ -8,20 +8,42 @@
 // after_tool_call but never call them, so a tool gate registered through them is inert.
 // patch-host applies the patch shipped in ../patches/openclaw+<version>.patch (made with
 // patch-package) to the installed OpenClaw so that every tool call runs those hooks.
-// The detection rules here mirror src/legacy-host.ts (the plugin cannot share code with
-// this file because the plugin is TypeScript and this file must run as it is).
+// Host detection (versions, wiring, where OpenClaw is installed) comes from the plugin's own
+// module, src/host/legacy-host.ts: from the sources where Node strips types (a checkout), from the
+// built package (dist/) otherwise.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, delimiter, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const PATCH_MARKER = "clawos-legacy-hook-patch v1";
-const MARKER_FILE = join("dist", "agents", "pi-tool-definition-adapter.js");
+const here = fileURLToPath(import.meta.url);
+const fromSources = process.features?.typescript && !here.split(sep).includes("node_modules");
+const {
+  AFTER_TOOL_CALL_NATIVE_FROM: AFTER_NATIVE_FROM,
+  BEFORE_TOOL_CALL_NATIVE_FROM: BEFORE_NATIVE_FROM,
+  hasLegacyHookPatch: hasPatchMarker,
+  isOpenClawPackageDir,
+  openClawOnPath,
+  quoteArg,
+  readPackageJson,
+  safeRealpath,
+  walkUp,
+  wiringOf,
+} = await loadHostDetection();
+
+async function loadHostDetection() {
+  try {
+    return fromSources ? await import("../src/host/legacy-host.ts") : await import("../dist/src/host/legacy-host.js");
+  } catch (err) {
+    process.stderr.write(
+      `clawos: cannot load its host detection module (${err.message}). In a checkout, run \`npm run build\` first or use Node 22.18 or newer.\n`,
+    );
+    process.exit(1);
+  }
+}
+
 const PATCHES_DIR = fileURLToPath(new URL("../patches/", import.meta.url));
-// First releases whose agent runner calls the hooks itself.
-const BEFORE_NATIVE_FROM = "2026.2.1";
-const AFTER_NATIVE_FROM = "2026.2.12";
 
 const EXIT_OK = 0;
 const EXIT_FAIL = 1; // usage error, OpenClaw not found, patch failed, or --check found it unpatched
@@ -67,60 +89,7 @@ function parseArgs(argv) {
   return opts;
 }
 
-// ---- version rules -------------------------------------------------------------------
-
-/** Parses "2026.1.30" / "2026.2.12-beta.1" into comparable parts; undefined when not a version. */
-function parseVersion(version) {
-  const m = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+.*)?$/.exec(String(version).trim());
-  if (!m) return undefined;
-  return { nums: [Number(m[1]), Number(m[2]), Number(m[3])], pre: m[4] };
-}
-
-/** Semver-style order on the numeric parts; a prerelease sorts before its release. */
-function compareVersions(a, b) {
-  const pa = parseVersion(a);
-  const pb = parseVersion(b);
-  for (let i = 0; i < 3; i++) {
-    if (pa.nums[i] !== pb.nums[i]) return pa.nums[i] < pb.nums[i] ? -1 : 1;
-  }
-  if (pa.pre === pb.pre) return 0;
-  if (pa.pre === undefined) return 1;
-  if (pb.pre === undefined) return -1;
-  return pa.pre < pb.pre ? -1 : 1;
-}
-
-function readPackageJson(dir) {
-  try {
-    return JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-  } catch {
-    return undefined;
-  }
-}
-
-function isOpenClawPackageDir(dir) {
-  return readPackageJson(dir)?.name === "openclaw";
-}
-
-function hasPatchMarker(packageDir) {
-  try {
-    return readFileSync(join(packageDir, MARKER_FILE), "utf8").includes(PATCH_MARKER);
-  } catch {
-    return false;
-  }
-}
-
-/** "native" | "native-before-only" | "patched-legacy" | "unpatched-legacy" | "unknown" */
-function wiringOf(packageDir, version) {
-  if (!parseVersion(version)) return "unknown";
-  if (compareVersions(version, AFTER_NATIVE_FROM) >= 0) return "native";
-  if (compareVersions(version, BEFORE_NATIVE_FROM) >= 0) return "native-before-only";
-  return hasPatchMarker(packageDir) ? "patched-legacy" : "unpatched-legacy";
-}
-
-/** Shell-quotes a path only when it needs it (same output as the plugin's fix command). */
-function quoteArg(arg) {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg);
-}
+// ---- patches -------------------------------------------------------------------------
 
 function patchFileFor(version) {
   const file = join(PATCHES_DIR, `openclaw+${version}.patch`);
@@ -128,25 +97,6 @@ function patchFileFor(version) {
 }
 
 // ---- locating OpenClaw ---------------------------------------------------------------
-
-function walkUp(start, visit) {
-  let dir = resolve(start);
-  for (;;) {
-    const found = visit(dir);
-    if (found) return found;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
-
-function safeRealpath(p) {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-}
 
 function fromCwd(cwd) {
   return walkUp(cwd, (dir) => {
@@ -170,26 +120,6 @@ function fromGlobalNpm() {
   }
 }
 
-function fromPathBinary() {
-  const names = process.platform === "win32" ? ["openclaw.cmd", "openclaw.exe", "openclaw"] : ["openclaw"];
-  for (const entry of (process.env.PATH ?? "").split(delimiter)) {
-    if (!entry) continue;
-    for (const name of names) {
-      const bin = join(entry, name);
-      let isFile = false;
-      try {
-        isFile = statSync(bin).isFile();
-      } catch {
-        continue;
-      }
-      if (!isFile) continue;
-      const found = walkUp(dirname(safeRealpath(bin)), (dir) => (isOpenClawPackageDir(dir) ? dir : undefined));
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
-
 function locateOpenClaw(explicit) {
   if (explicit) {
     const dir = resolve(explicit);
@@ -198,7 +128,7 @@ function locateOpenClaw(explicit) {
     if (isOpenClawPackageDir(nested)) return safeRealpath(nested);
     throw new CliError(`${dir} is not an OpenClaw package directory (no package.json named "openclaw")`);
   }
-  const found = fromCwd(process.cwd()) ?? fromGlobalNpm() ?? fromPathBinary();
+  const found = fromCwd(process.cwd()) ?? fromGlobalNpm() ?? openClawOnPath(process.env.PATH ?? "");
   if (!found) {
     throw new CliError("could not find an OpenClaw install; pass --openclaw <dir> (the package directory)");
   }

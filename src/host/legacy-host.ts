@@ -6,9 +6,10 @@
 // after_tool_call; 2026.2.12 and later call both. For legacy releases ClawOS ships a
 // patch (patches/openclaw+<version>.patch, applied by `clawos patch-host`) that leaves a
 // marker comment in the patched file; reading that file tells a patched host from an
-// unpatched one. bin/clawos.mjs applies the same rules (it has to run without a build).
+// unpatched one. bin/clawos.mjs (`clawos patch-host`) imports this module for the same rules.
 //
-// Only node:fs / node:path: no OpenClaw imports, so it works on every host version.
+// Only node:fs / node:path: no OpenClaw imports and no child processes, so it works on every
+// host version, from a checkout under Node's type stripping and from the built package.
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 
@@ -54,7 +55,7 @@ interface ParsedVersion {
 }
 
 function parseVersion(version: string): ParsedVersion | undefined {
-  const m = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+.*)?$/.exec(version.trim());
+  const m = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+.*)?$/.exec(String(version).trim());
   if (!m) return undefined;
   return { nums: [Number(m[1]), Number(m[2]), Number(m[3])], pre: m[4] };
 }
@@ -76,7 +77,7 @@ export function compareHostVersions(a: string, b: string): number | undefined {
   return pa.pre < pb.pre ? -1 : 1;
 }
 
-function readPackageJson(dir: string): { name?: unknown; version?: unknown } | undefined {
+export function readPackageJson(dir: string): { name?: unknown; version?: unknown } | undefined {
   try {
     const parsed: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     return parsed && typeof parsed === "object" ? (parsed as { name?: unknown; version?: unknown }) : undefined;
@@ -85,7 +86,7 @@ function readPackageJson(dir: string): { name?: unknown; version?: unknown } | u
   }
 }
 
-function isOpenClawPackageDir(dir: string): boolean {
+export function isOpenClawPackageDir(dir: string): boolean {
   return readPackageJson(dir)?.name === "openclaw";
 }
 
@@ -98,8 +99,17 @@ export function hasLegacyHookPatch(openclawPackageDir: string): boolean {
   }
 }
 
-function quoteArg(arg: string): string {
+/** Shell-quotes a path only when it needs it (fix commands printed by the plugin and the CLI). */
+export function quoteArg(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg);
+}
+
+/** How an OpenClaw package of `version` at `openclawPackageDir` wires the tool hooks. */
+export function wiringOf(openclawPackageDir: string, version: string | undefined): HostWiring {
+  if (!version || !parseVersion(version)) return "unknown";
+  if ((compareHostVersions(version, AFTER_TOOL_CALL_NATIVE_FROM) ?? -1) >= 0) return "native";
+  if ((compareHostVersions(version, BEFORE_TOOL_CALL_NATIVE_FROM) ?? -1) >= 0) return "native-before-only";
+  return hasLegacyHookPatch(openclawPackageDir) ? "patched-legacy" : "unpatched-legacy";
 }
 
 /** Classifies how the OpenClaw package in `openclawPackageDir` wires the tool hooks. */
@@ -116,32 +126,21 @@ export function detectHostWiring(openclawPackageDir: string): HostWiringReport {
       summary: `${label}: not a readable OpenClaw package at ${openclawPackageDir}`,
     };
   }
-  if (compareHostVersions(version, AFTER_TOOL_CALL_NATIVE_FROM)! >= 0) {
-    return {
-      version,
-      wiring: "native",
-      gatesToolCalls: true,
-      seesToolResults: true,
-      summary: `${label}: tool hooks called natively`,
-    };
+  const wiring = wiringOf(openclawPackageDir, version);
+  if (wiring === "native") {
+    return { version, wiring, gatesToolCalls: true, seesToolResults: true, summary: `${label}: tool hooks called natively` };
   }
-  if (compareHostVersions(version, BEFORE_TOOL_CALL_NATIVE_FROM)! >= 0) {
+  if (wiring === "native-before-only") {
     return {
       version,
-      wiring: "native-before-only",
+      wiring,
       gatesToolCalls: true,
       seesToolResults: false,
       summary: `${label}: before_tool_call is called natively but after_tool_call is not (upgrade to >= ${AFTER_TOOL_CALL_NATIVE_FROM} for it)`,
     };
   }
-  if (hasLegacyHookPatch(openclawPackageDir)) {
-    return {
-      version,
-      wiring: "patched-legacy",
-      gatesToolCalls: true,
-      seesToolResults: true,
-      summary: `${label}: tool hooks wired by the clawos patch`,
-    };
+  if (wiring === "patched-legacy") {
+    return { version, wiring, gatesToolCalls: true, seesToolResults: true, summary: `${label}: tool hooks wired by the clawos patch` };
   }
   const patchable = PATCHED_HOST_VERSIONS.includes(version);
   return {
@@ -156,7 +155,7 @@ export function detectHostWiring(openclawPackageDir: string): HostWiringReport {
   };
 }
 
-function walkUp(start: string, visit: (dir: string) => string | undefined): string | undefined {
+export function walkUp(start: string, visit: (dir: string) => string | undefined): string | undefined {
   let dir = resolve(start);
   for (;;) {
     const found = visit(dir);
@@ -167,7 +166,7 @@ function walkUp(start: string, visit: (dir: string) => string | undefined): stri
   }
 }
 
-function safeRealpath(p: string): string {
+export function safeRealpath(p: string): string {
   try {
     return realpathSync(p);
   } catch {
@@ -189,17 +188,21 @@ function resolvableFrom(start: string): string | undefined {
   });
 }
 
-function fromPathBinary(pathEnv: string): string | undefined {
+/** The OpenClaw package the `openclaw` command on `pathEnv` belongs to, if any. */
+export function openClawOnPath(pathEnv: string, platform: NodeJS.Platform = process.platform): string | undefined {
+  const names = platform === "win32" ? ["openclaw.cmd", "openclaw.exe", "openclaw"] : ["openclaw"];
   for (const entry of pathEnv.split(delimiter)) {
     if (!entry) continue;
-    const bin = join(entry, "openclaw");
-    try {
-      if (!statSync(bin).isFile()) continue;
-    } catch {
-      continue;
+    for (const name of names) {
+      const bin = join(entry, name);
+      try {
+        if (!statSync(bin).isFile()) continue;
+      } catch {
+        continue;
+      }
+      const found = enclosingOpenClaw(bin);
+      if (found) return found;
     }
-    const found = enclosingOpenClaw(bin);
-    if (found) return found;
   }
   return undefined;
 }
@@ -228,6 +231,6 @@ export function findOpenClawPackageDir(fromDir?: string, options: FindOpenClawOp
   const found =
     (entry ? enclosingOpenClaw(entry) : undefined) ??
     resolvableFrom(options.cwd ?? process.cwd()) ??
-    fromPathBinary(options.pathEnv ?? process.env.PATH ?? "");
+    openClawOnPath(options.pathEnv ?? process.env.PATH ?? "");
   return found ? safeRealpath(found) : undefined;
 }
