@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
 import type { Decision, Effect } from "../policy/decision.ts";
+import { isoTime } from "../report/iso-time.ts";
 import { blockReason } from "../report/reason.ts";
 import { paramsHash, paramsPreview } from "./redact.ts";
 import type { TaintSource } from "../taint/session-store.ts";
@@ -253,14 +254,14 @@ function sourceLine(source: TaintSource): Record<string, unknown> {
     label: source.label,
     ...(source.tool ? { tool: source.tool } : {}),
     ...(source.callId ? { callId: source.callId } : {}),
-    at: new Date(source.at).toISOString(),
+    at: isoTime(source.at),
   };
 }
 
 export function decisionLine(record: DecisionRecord): Record<string, unknown> {
   const { decision: d, context: c } = record;
   return {
-    time: new Date(record.at).toISOString(),
+    time: isoTime(record.at),
     agent: c.agentId,
     session: c.sessionKey,
     subagent: c.isSubagent || undefined,
@@ -282,7 +283,7 @@ export function decisionLine(record: DecisionRecord): Record<string, unknown> {
 
 function trustLine(change: TrustChange, at: number): Record<string, unknown> {
   return {
-    time: new Date(at).toISOString(),
+    time: isoTime(at),
     session: change.sessionKey,
     from: change.from,
     to: change.to,

@@ -66,6 +66,32 @@ function trustLowered(env: LegacyEnv, session: string) {
   return env.auditRecords().filter((r) => r.event === "trust.lowered" && r.session === session);
 }
 
+/** An owner's exec runs and is recorded as allowed at owner trust. */
+async function ownerExecRuns(env: LegacyEnv, model: ScriptedModel, session: string, marker: string): Promise<void> {
+  const [ownerExec] = await turn(env, model, session, marker, [{ name: "exec", arguments: { command: "echo owner > owner.txt; echo OWNER-RAN" } }]);
+  expect(ownerExec).toContain("OWNER-RAN");
+  expect(existsSync(join(env.workspaceDir, "owner.txt"))).toBe(true);
+  expect(decisions(env, session)).toEqual([expect.objectContaining({ tool: "exec", decision: "allow", mode: "enforce", inputTrust: "owner" })]);
+}
+
+/** Untrusted text, then exec in the same session: blocked, with ClawOS's reason for the model, and audited. */
+async function injectedExecBlocked(env: LegacyEnv, model: ScriptedModel, session: string, marker: string): Promise<string> {
+  const [read, exec] = await turn(env, model, session, marker, [
+    { name: "read", arguments: { path: "note.txt" } },
+    { name: "exec", arguments: { command: "echo pwned > injected.txt; echo EXEC-RAN" } },
+  ]);
+  expect(read).toContain("IGNORE PREVIOUS INSTRUCTIONS");
+  expect(exec).not.toContain("EXEC-RAN");
+  expect(exec).toContain("ClawOS blocked exec");
+  expect(exec).toContain("untrusted since the result of read");
+  expect(existsSync(join(env.workspaceDir, "injected.txt"))).toBe(false);
+  expect(trustLowered(env, session)).toContainEqual(expect.objectContaining({ to: "untrusted", source: expect.objectContaining({ tool: "read" }) }));
+  const blocked = decisions(env, session).find((d) => d.tool === "exec");
+  expect(blocked).toMatchObject({ decision: "block", mode: "enforce", inputTrust: "untrusted", toolCallId: `call_${marker}_1` });
+  expect(blocked?.rules).toContain("tool.min-input-trust");
+  return exec;
+}
+
 describe("ClawOS on openclaw@2026.1.30 (tool hooks defined, never called)", () => {
   const VERSION = "2026.1.30";
   let root: string;
@@ -164,29 +190,11 @@ describe("ClawOS on openclaw@2026.1.30 (tool hooks defined, never called)", () =
       expect(before.reply).toContain("Enforcement: NOT ENFORCING (not yet observed)");
       expect(before.reply).not.toContain("never calls tool hooks");
 
-      // A benign owner call runs.
       const owner = "agent:main:legacy-owner";
-      const [ownerExec] = await turn(env, model, owner, "OWNER", [
-        { name: "exec", arguments: { command: "echo owner > owner.txt; echo OWNER-RAN" } },
-      ]);
-      expect(ownerExec).toContain("OWNER-RAN");
-      expect(existsSync(join(env.workspaceDir, "owner.txt"))).toBe(true);
-      expect(decisions(env, owner)).toEqual([expect.objectContaining({ tool: "exec", decision: "allow", mode: "enforce", inputTrust: "owner" })]);
-
-      // Untrusted text, then exec in the same session: blocked, with ClawOS's reason for the model.
+      await ownerExecRuns(env, model, owner, "OWNER");
       const tainted = "agent:main:legacy-tainted";
-      const [read, exec] = await turn(env, model, tainted, "PATCHED", [
-        { name: "read", arguments: { path: "note.txt" } },
-        { name: "exec", arguments: { command: "echo pwned > injected.txt; echo EXEC-RAN" } },
-      ]);
-      expect(read).toContain("IGNORE PREVIOUS INSTRUCTIONS");
-      expect(exec).not.toContain("EXEC-RAN");
+      const exec = await injectedExecBlocked(env, model, tainted, "PATCHED");
       expect(exec).toContain("Tool call blocked by plugin (before_tool_call): ClawOS blocked exec");
-      expect(exec).toContain("untrusted since the result of read");
-      expect(existsSync(join(env.workspaceDir, "injected.txt"))).toBe(false);
-      const blocked = decisions(env, tainted).find((d) => d.tool === "exec");
-      expect(blocked).toMatchObject({ decision: "block", mode: "enforce", inputTrust: "untrusted", toolCallId: "call_PATCHED_1" });
-      expect(blocked?.rules).toContain("tool.min-input-trust");
       const stored = env.storedToolResults().find((r) => r.toolCallId === "call_PATCHED_1");
       expect(stored).toMatchObject({ toolName: "exec", isError: true });
       expect(stored?.text).toContain("ClawOS blocked exec");
@@ -247,132 +255,111 @@ describe("ClawOS on openclaw@2026.1.30 (tool hooks defined, never called)", () =
   });
 });
 
-describe("ClawOS on openclaw@2026.1.29 with its patch", () => {
-  // Same logic as 2026.1.30, differently formatted sources: its own patch file, checked end to end here.
-  const VERSION = "2026.1.29";
-  let root: string;
-  let env: LegacyEnv;
-  let model: ScriptedModel;
+/**
+ * Legacy releases whose gate fires (with the patch, or natively for before_tool_call): the same
+ * sequence on each, an owner's exec runs, an exec after untrusted output is blocked, and /clawos
+ * says ENFORCING with the gate it saw fire and the hooks this release calls.
+ */
+interface GatedHost {
+  readonly version: string;
+  readonly why: string;
+  /** Apply `clawos patch-host` to a copy of the install before starting. */
+  readonly patch: boolean;
+  /** What `clawos patch-host --check` says of the install as the gateway runs it. */
+  readonly check: { readonly code: number; readonly says: string };
+  readonly wiring: string;
+  /** Whether after_tool_call fires on this release (else the taint comes from tool_result_persist). */
+  readonly afterToolCallFires: boolean;
+  /** Also show what the default unknownRequesterTrust does on a host that never names the sender. */
+  readonly showsDefaultRequester?: boolean;
+}
 
-  beforeAll(async () => {
-    const pristine = ensureHost(VERSION);
-    root = mkdtempSync(join(tmpdir(), "clawos-legacy-host-"));
-    const hostDir = realpathSync(copyHost(pristine, join(root, "host")));
-    const patch = patchHost(["--openclaw", hostDir]);
-    expect(patch.code, patch.out).toBe(0);
-    expect(patch.out).toContain(`patched with openclaw+${VERSION}.patch`);
-    model = await startScriptedModel();
-    env = await createLegacyEnv({ hostDir, model, plugins: [{ id: "clawos", dir: stagedClawos(), config: CLAWOS_CONFIG }] });
-    writeFileSync(join(env.workspaceDir, "note.txt"), NOTE);
-  }, INSTALL_TIMEOUT_MS);
+const GATED_HOSTS: readonly GatedHost[] = [
+  {
+    version: "2026.1.29",
+    why: "same logic as 2026.1.30, differently formatted sources: its own patch file",
+    patch: true,
+    check: { code: 0, says: ": patched" },
+    wiring: "patched-legacy",
+    afterToolCallFires: true,
+  },
+  {
+    version: "2026.2.9",
+    why: "before_tool_call called, after_tool_call not: taint from tool_result_persist, without any patch",
+    patch: false,
+    check: { code: 2, says: "native before_tool_call only" },
+    wiring: "native-before-only",
+    afterToolCallFires: false,
+    showsDefaultRequester: true,
+  },
+];
 
-  afterAll(async () => {
-    await env?.dispose();
-    await model?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+for (const host of GATED_HOSTS) {
+  describe(`ClawOS on openclaw@${host.version} (${host.why})`, () => {
+    const marker = host.version.replace(/\./g, "");
+    let root: string | undefined;
+    let env: LegacyEnv;
+    let model: ScriptedModel;
 
-  it("patched: owner exec runs, exec after untrusted output is blocked, /clawos is ENFORCING", async () => {
-    const logStart = env.readLog().length;
-    await env.startGateway();
-    try {
-      const owner = "agent:main:legacy29-owner";
-      const [ownerExec] = await turn(env, model, owner, "L29-OWNER", [
-        { name: "exec", arguments: { command: "echo owner > owner.txt; echo OWNER-RAN" } },
-      ]);
-      expect(ownerExec).toContain("OWNER-RAN");
-      expect(existsSync(join(env.workspaceDir, "owner.txt"))).toBe(true);
+    beforeAll(async () => {
+      let hostDir = ensureHost(host.version);
+      if (host.patch) {
+        root = mkdtempSync(join(tmpdir(), "clawos-legacy-host-"));
+        hostDir = realpathSync(copyHost(hostDir, join(root, "host")));
+        const patch = patchHost(["--openclaw", hostDir]);
+        expect(patch.code, patch.out).toBe(0);
+        expect(patch.out).toContain(`patched with openclaw+${host.version}.patch`);
+      }
+      model = await startScriptedModel();
+      env = await createLegacyEnv({ hostDir, model, plugins: [{ id: "clawos", dir: stagedClawos(), config: CLAWOS_CONFIG }] });
+      writeFileSync(join(env.workspaceDir, "note.txt"), NOTE);
+    }, INSTALL_TIMEOUT_MS);
 
-      const tainted = "agent:main:legacy29-tainted";
-      const [, exec] = await turn(env, model, tainted, "L29-TAINTED", [
-        { name: "read", arguments: { path: "note.txt" } },
-        { name: "exec", arguments: { command: "echo pwned > injected.txt; echo EXEC-RAN" } },
-      ]);
-      expect(exec).toContain("ClawOS blocked exec");
-      expect(existsSync(join(env.workspaceDir, "injected.txt"))).toBe(false);
-      expect(decisions(env, tainted).find((d) => d.tool === "exec")).toMatchObject({ decision: "block", mode: "enforce" });
+    afterAll(async () => {
+      await env?.dispose();
+      await model?.close();
+      if (root) rmSync(root, { recursive: true, force: true });
+    });
 
-      const { reply: status } = await env.chatSend(tainted, "/clawos");
-      expect(status).toContain(`on OpenClaw ${VERSION} (tool hooks: patched-legacy)`);
-      expect(status).toMatch(/Enforcement: ENFORCING \(gate observed: before_tool_call fired [1-9]\d*x/);
-      expect(env.readLog().slice(logStart)).not.toContain("NOT ENFORCING");
-    } finally {
-      await env.stopGateway();
+    it("owner exec runs, exec after untrusted output is blocked, /clawos is ENFORCING", async () => {
+      const check = patchHost(["--check", "--openclaw", env.hostDir]);
+      expect(check.code, check.out).toBe(host.check.code);
+      expect(check.out).toContain(host.check.says);
+
+      const logStart = env.readLog().length;
+      await env.startGateway();
+      try {
+        await ownerExecRuns(env, model, `agent:main:legacy${marker}-owner`, `L${marker}-OWNER`);
+        const tainted = `agent:main:legacy${marker}-tainted`;
+        await injectedExecBlocked(env, model, tainted, `L${marker}-TAINTED`);
+
+        const { reply: status } = await env.chatSend(tainted, "/clawos");
+        expect(status).toContain(`on OpenClaw ${host.version} (tool hooks: ${host.wiring})`);
+        expect(status).toMatch(/Enforcement: ENFORCING \(gate observed: before_tool_call fired [1-9]\d*x/);
+        expect(status).toMatch(host.afterToolCallFires ? /after_tool_call +registered, fired [1-9]\d*x/ : /after_tool_call +registered, fired 0x/);
+        expect(status).toMatch(/tool_result_persist +registered, fired [1-9]\d*x/);
+        expect(env.readLog().slice(logStart)).not.toContain("NOT ENFORCING");
+      } finally {
+        await env.stopGateway();
+      }
+    });
+
+    if (host.showsDefaultRequester) {
+      it("with the default unknownRequesterTrust, an owner's exec is blocked: the host never names the sender", async () => {
+        env.setPluginConfig("clawos", { capabilities: { mode: "enforce" } });
+        await env.startGateway();
+        try {
+          const session = `agent:main:legacy${marker}-default`;
+          const [exec] = await turn(env, model, session, `L${marker}-DEFAULT`, [
+            { name: "exec", arguments: { command: "echo default > default.txt; echo EXEC-RAN" } },
+          ]);
+          expect(exec).toContain("ClawOS blocked exec");
+          expect(exec).toContain("a turn whose sender the host could not identify");
+          expect(existsSync(join(env.workspaceDir, "default.txt"))).toBe(false);
+        } finally {
+          await env.stopGateway();
+        }
+      });
     }
   });
-});
-
-describe("ClawOS on openclaw@2026.2.9 (before_tool_call called, after_tool_call not)", () => {
-  const VERSION = "2026.2.9";
-  let env: LegacyEnv;
-  let model: ScriptedModel;
-
-  beforeAll(async () => {
-    // Not patched, so the cached install runs as it is.
-    const hostDir = ensureHost(VERSION);
-    model = await startScriptedModel();
-    env = await createLegacyEnv({ hostDir, model, plugins: [{ id: "clawos", dir: stagedClawos(), config: CLAWOS_CONFIG }] });
-    writeFileSync(join(env.workspaceDir, "note.txt"), NOTE);
-  }, INSTALL_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await env?.dispose();
-    await model?.close();
-  });
-
-  it("taint from tool_result_persist: untrusted output then exec is blocked, without any patch", async () => {
-    const check = patchHost(["--check", "--openclaw", env.hostDir]);
-    expect(check.code, check.out).toBe(2);
-    expect(check.out).toContain("native before_tool_call only");
-
-    const logStart = env.readLog().length;
-    await env.startGateway();
-    try {
-      const owner = "agent:main:before-only-owner";
-      const [ownerExec] = await turn(env, model, owner, "BEFORE-ONLY-OWNER", [
-        { name: "exec", arguments: { command: "echo owner > owner.txt; echo OWNER-RAN" } },
-      ]);
-      expect(ownerExec).toContain("OWNER-RAN");
-      expect(decisions(env, owner)).toEqual([expect.objectContaining({ tool: "exec", decision: "allow", inputTrust: "owner" })]);
-
-      const tainted = "agent:main:before-only-tainted";
-      const [read, exec] = await turn(env, model, tainted, "BEFORE-ONLY", [
-        { name: "read", arguments: { path: "note.txt" } },
-        { name: "exec", arguments: { command: "echo pwned > injected.txt; echo EXEC-RAN" } },
-      ]);
-      expect(read).toContain("IGNORE PREVIOUS INSTRUCTIONS");
-      expect(exec).not.toContain("EXEC-RAN");
-      expect(exec).toContain("ClawOS blocked exec");
-      expect(exec).toContain("untrusted since the result of read");
-      expect(existsSync(join(env.workspaceDir, "injected.txt"))).toBe(false);
-      expect(trustLowered(env, tainted)).toContainEqual(expect.objectContaining({ to: "untrusted", source: expect.objectContaining({ tool: "read" }) }));
-      expect(decisions(env, tainted).find((d) => d.tool === "exec")).toMatchObject({ decision: "block", mode: "enforce", inputTrust: "untrusted" });
-
-      const { reply: status } = await env.chatSend(tainted, "/clawos");
-      expect(status).toContain("(tool hooks: native-before-only)");
-      expect(status).toMatch(/Enforcement: ENFORCING \(gate observed: before_tool_call fired [1-9]\d*x/);
-      // The taint came from tool_result_persist: after_tool_call never fires on this release.
-      expect(status).toMatch(/after_tool_call +registered, fired 0x/);
-      expect(status).toMatch(/tool_result_persist +registered, fired [1-9]\d*x/);
-      expect(env.readLog().slice(logStart)).not.toContain("NOT ENFORCING");
-    } finally {
-      await env.stopGateway();
-    }
-  });
-
-  it("with the default unknownRequesterTrust, an owner's exec is blocked: the host never names the sender", async () => {
-    env.setPluginConfig("clawos", { capabilities: { mode: "enforce" } });
-    await env.startGateway();
-    try {
-      const session = "agent:main:before-only-default";
-      const [exec] = await turn(env, model, session, "BEFORE-ONLY-DEFAULT", [
-        { name: "exec", arguments: { command: "echo default > default.txt; echo EXEC-RAN" } },
-      ]);
-      expect(exec).toContain("ClawOS blocked exec");
-      expect(exec).toContain("a turn whose sender the host could not identify");
-      expect(existsSync(join(env.workspaceDir, "default.txt"))).toBe(false);
-    } finally {
-      await env.stopGateway();
-    }
-  });
-});
+}
