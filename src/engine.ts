@@ -161,8 +161,9 @@ export class Engine {
     this.audit.retarget(file);
   }
 
-  /** Writes what is pending (gateway stop, process exit). */
+  /** Writes what is pending, synchronously: session state and the audit log (gateway stop, process exit). */
   flush(): void {
+    this.taint.store.flush();
     this.audit.flush();
   }
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { appendFile, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { LRUCache } from "lru-cache";
 import { isResultLabel, resultLabel } from "./labels.ts";
@@ -109,14 +110,114 @@ export class SessionStore {
     if (!this.ledgerFile) return;
     const id = ledgerId(key);
     if (this.tainted.has(id) === tainted) return;
-    try {
-      appendFileSync(this.ledgerFile, `${tainted ? "+" : "-"}${id.toString(16)}\n`);
-      if (tainted) this.tainted.add(id);
-      else this.tainted.delete(id);
-    } catch (error) {
-      this.health.writeErrors++;
-      this.health.lastWriteError = `${this.ledgerFile}: ${(error as Error).message}`;
+    if (tainted) this.tainted.add(id);
+    else this.tainted.delete(id);
+    this.ledgerQueue.push(`${tainted ? "+" : "-"}${id.toString(16)}\n`);
+    this.schedule();
+  }
+
+  // ---- durable writes, off the caller's path ----------------------------------------------
+  //
+  // A trust change is effective in memory at once. Its state file and ledger line are written by
+  // the event loop's thread pool (async fs), so the call that lowered the trust does not wait for
+  // the disk: the writes are queued, coalesced per session, and issued in the next turn. The file
+  // of a session is replaced atomically (temp file, then rename). `flush()` writes everything still
+  // pending synchronously: gateway stop and process exit call it. A crash of the process between a
+  // trust change and its write (a few milliseconds) can lose that change on disk; the ledger line
+  // goes out in the same turn as the state file.
+
+  /** Sessions whose latest state is not on disk yet and no write of it has started. */
+  private readonly dirty = new Map<string, SessionTrust>();
+  /** Writes in flight, by session: the state being written and its generation. */
+  private readonly inFlight = new Map<string, { gen: number; state: SessionTrust }>();
+  private generation = 0;
+  private scheduled = false;
+  private ledgerQueue: string[] = [];
+  private ledgerInFlight: string[] = [];
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.writePending());
+  }
+
+  private writePending(): void {
+    this.scheduled = false;
+    this.writeLedgerLines();
+    for (const [key, state] of this.dirty) {
+      if (this.inFlight.has(key)) continue; // written again when the write in flight lands
+      this.dirty.delete(key);
+      this.writeAsync(key, state);
     }
+  }
+
+  private writeAsync(key: string, state: SessionTrust): void {
+    const gen = ++this.generation;
+    this.inFlight.set(key, { gen, state });
+    const file = this.fileOf(key);
+    const temp = `${file}.${process.pid}.${gen}.tmp`;
+    writeFile(temp, JSON.stringify(recordOf(state)))
+      .then(() => {
+        // Renamed in this callback, synchronously: a flush that ran meanwhile wrote a newer state
+        // and took this write over, and a stale rename must not land after it.
+        if (this.inFlight.get(key)?.gen !== gen) {
+          unlink(temp).catch(() => undefined);
+          return;
+        }
+        renameSync(temp, file);
+      })
+      .catch((error: unknown) => {
+        if (this.inFlight.get(key)?.gen !== gen) return;
+        // The directory vanished, or the disk failed: write this one synchronously, with its own retry.
+        this.writeSync(state);
+        void error;
+      })
+      .finally(() => {
+        if (this.inFlight.get(key)?.gen === gen) this.inFlight.delete(key);
+        if (this.dirty.has(key)) this.schedule();
+      });
+  }
+
+  private writeLedgerLines(): void {
+    if (!this.ledgerFile || this.ledgerInFlight.length > 0 || this.ledgerQueue.length === 0) return;
+    const file = this.ledgerFile;
+    const batch = this.ledgerQueue;
+    this.ledgerQueue = [];
+    this.ledgerInFlight = batch;
+    appendFile(file, batch.join(""))
+      .catch((error: unknown) => this.noteWriteError(file, error))
+      .finally(() => {
+        if (this.ledgerInFlight === batch) this.ledgerInFlight = [];
+        if (this.ledgerQueue.length > 0) this.schedule();
+      });
+  }
+
+  /** Writes every pending state file and ledger line now, synchronously (shutdown, exit). */
+  flush(): void {
+    if (!this.dir) return;
+    // A ledger batch still in flight is written again first, so the file keeps the order of changes
+    // (a repeated line changes nothing).
+    const lines = [...this.ledgerInFlight, ...this.ledgerQueue];
+    this.ledgerQueue = [];
+    this.ledgerInFlight = [];
+    if (lines.length > 0 && this.ledgerFile) {
+      try {
+        appendFileSync(this.ledgerFile, lines.join(""));
+      } catch (error) {
+        this.noteWriteError(this.ledgerFile, error);
+      }
+    }
+    const latest = new Map<string, SessionTrust>();
+    for (const [key, { state }] of this.inFlight) latest.set(key, state);
+    for (const [key, state] of this.dirty) latest.set(key, state);
+    this.inFlight.clear();
+    this.dirty.clear();
+    for (const state of latest.values()) this.writeSync(state);
+  }
+
+  /** Writes of state files not yet on disk (for status and tests). */
+  get pendingWrites(): number {
+    return this.dirty.size + this.inFlight.size;
   }
 
   get size(): number {
@@ -135,6 +236,12 @@ export class SessionStore {
   get(key: string, initial: TrustLevel = "owner"): SessionTrust {
     const cached = this.cache.get(key);
     if (cached) return cached;
+    // Evicted while its latest state was still on its way to disk: the file is older than that.
+    const pending = this.dirty.get(key) ?? this.inFlight.get(key)?.state;
+    if (pending) {
+      this.cache.set(key, pending);
+      return pending;
+    }
     const loaded = this.load(key, initial);
     this.cache.set(key, loaded);
     return loaded;
@@ -199,6 +306,8 @@ export class SessionStore {
   forget(key: string): void {
     this.cache.delete(key);
     if (!this.dir) return;
+    this.dirty.delete(key);
+    this.inFlight.delete(key);
     this.noteLedger(key, false);
     try {
       unlinkSync(this.fileOf(key));
@@ -305,37 +414,50 @@ export class SessionStore {
   private persist(state: SessionTrust): void {
     if (!this.dir) return;
     this.noteLedger(state.key, state.trust !== "owner");
-    const record: StoredRecord = {
-      v: 1,
-      key: state.key,
-      trust: state.trust,
-      lowered: state.lowered,
-      recent: state.recent,
-      ...(state.shadow ? { shadow: state.shadow } : {}),
-      ...(state.parent ? { parent: state.parent } : {}),
-      updatedAt: state.updatedAt,
-    };
+    this.dirty.set(state.key, state);
+    this.schedule();
+  }
+
+  private writeSync(state: SessionTrust): void {
     const file = this.fileOf(state.key);
     const temp = `${file}.${process.pid}.tmp`;
+    const text = JSON.stringify(recordOf(state));
     try {
-      writeFileSync(temp, JSON.stringify(record));
+      writeFileSync(temp, text);
       renameSync(temp, file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") {
         // The directory vanished: recreate it once and retry, so later restarts keep the taint.
         try {
-          mkdirSync(this.dir, { recursive: true });
-          writeFileSync(temp, JSON.stringify(record));
+          mkdirSync(this.dir as string, { recursive: true });
+          writeFileSync(temp, text);
           renameSync(temp, file);
           return;
         } catch (retryError) {
           error = retryError;
         }
       }
-      this.health.writeErrors++;
-      this.health.lastWriteError = `${file}: ${(error as Error).message}`;
+      this.noteWriteError(file, error);
     }
   }
+
+  private noteWriteError(file: string, error: unknown): void {
+    this.health.writeErrors++;
+    this.health.lastWriteError = `${file}: ${(error as Error).message}`;
+  }
+}
+
+function recordOf(state: SessionTrust): StoredRecord {
+  return {
+    v: 1,
+    key: state.key,
+    trust: state.trust,
+    lowered: state.lowered,
+    recent: state.recent,
+    ...(state.shadow ? { shadow: state.shadow } : {}),
+    ...(state.parent ? { parent: state.parent } : {}),
+    updatedAt: state.updatedAt,
+  };
 }
 
 /**

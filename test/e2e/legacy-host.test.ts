@@ -87,7 +87,7 @@ async function injectedExecBlocked(env: LegacyEnv, model: ScriptedModel, session
   expect(existsSync(join(env.workspaceDir, "injected.txt"))).toBe(false);
   expect(trustLowered(env, session)).toContainEqual(expect.objectContaining({ to: "untrusted", source: expect.objectContaining({ tool: "read" }) }));
   const blocked = decisions(env, session).find((d) => d.tool === "exec");
-  expect(blocked).toMatchObject({ decision: "block", mode: "enforce", inputTrust: "untrusted", toolCallId: `call_${marker}_1` });
+  expect(blocked).toMatchObject({ decision: "block", mode: "enforce", inputTrust: "untrusted" });
   expect(blocked?.rules).toContain("tool.min-input-trust");
   return exec;
 }
@@ -195,6 +195,8 @@ describe("ClawOS on openclaw@2026.1.30 (tool hooks defined, never called)", () =
       const tainted = "agent:main:legacy-tainted";
       const exec = await injectedExecBlocked(env, model, tainted, "PATCHED");
       expect(exec).toContain("Tool call blocked by plugin (before_tool_call): ClawOS blocked exec");
+      // The patch passes the call's id to before_tool_call (2026.2.9 does not).
+      expect(decisions(env, tainted).find((d) => d.tool === "exec")).toMatchObject({ toolCallId: "call_PATCHED_1" });
       const stored = env.storedToolResults().find((r) => r.toolCallId === "call_PATCHED_1");
       expect(stored).toMatchObject({ toolName: "exec", isError: true });
       expect(stored?.text).toContain("ClawOS blocked exec");

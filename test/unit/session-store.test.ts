@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionStore, type TaintSource } from "../../src/taint/session-store.ts";
@@ -17,6 +17,7 @@ describe("session store durability", () => {
     const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
     const first = store(dir);
     first.lower(KEY, untrusted);
+    first.flush(); // what gateway_stop and process exit do
     const second = store(dir);
     expect(second.get(KEY).trust).toBe("untrusted");
     expect(second.get(KEY).lowered[0]).toMatchObject({ tool: "web_fetch", callId: "c1" });
@@ -26,6 +27,7 @@ describe("session store durability", () => {
     const { engine, dir } = makeEngine({ capabilities: { mode: "enforce" } });
     engine.gate(call("web_fetch", { toolCallId: "w1" }));
     engine.observeResult({ toolName: "web_fetch", toolCallId: "w1", sessionKey: KEY, isSubagent: false });
+    engine.flush();
     const restarted = makeEngine({ capabilities: { mode: "enforce" } }, { dir }).engine;
     expect(restarted.gate(call("exec")).outcome).toBe("block");
   });
@@ -74,6 +76,7 @@ describe("session store durability", () => {
     expect(s.health.readErrors).toBe(1);
     s.lower("next-session", { ...untrusted, level: "community" });
     expect(s.get("next-session").trust).toBe("community");
+    s.flush();
     expect(readdirSync(dir).length).toBe(1);
   });
 
@@ -92,11 +95,50 @@ describe("session store durability", () => {
     const sessions = join(dir, "sessions");
     const s = store(sessions);
     s.lower(KEY, { ...untrusted, level: "community" });
+    s.flush();
     rmSync(sessions, { recursive: true });
     writeFileSync(sessions, "a file where the directory was");
     s.lower(KEY, untrusted);
+    s.flush();
     expect(s.get(KEY).trust).toBe("untrusted");
     expect(s.health.writeErrors).toBe(1);
     expect(s.health.lastWriteError).toMatch(/ENOTDIR|EEXIST/);
+  });
+
+  it("a trust change does not wait for the disk: it is effective at once and written in a later turn", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
+    const s = store(dir);
+    s.lower(KEY, untrusted);
+    expect(s.get(KEY).trust).toBe("untrusted");
+    expect(existsSync(s.fileOf(KEY))).toBe(false);
+    expect(s.pendingWrites).toBe(1);
+    for (let i = 0; i < 50 && (s.pendingWrites > 0 || !existsSync(s.fileOf(KEY))); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(s.pendingWrites).toBe(0);
+    expect(store(dir).get(KEY).trust).toBe("untrusted");
+    expect(readFileSync(`${dir}.tainted.log`, "utf8")).toMatch(/^\+[0-9a-f]+\n$/);
+  });
+
+  it("a session evicted before its write lands comes back from memory, not from an older file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
+    const s = store(dir, 2);
+    s.lower(KEY, { ...untrusted, level: "community" });
+    s.flush();
+    s.lower(KEY, untrusted); // on disk: community; pending: untrusted
+    s.get("b");
+    s.get("c");
+    expect(s.peek(KEY)).toBeUndefined();
+    expect(s.get(KEY).trust).toBe("untrusted");
+  });
+
+  it("flush takes over a write in flight: the newest state is what stays on disk", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
+    const s = store(dir);
+    s.lower(KEY, { ...untrusted, level: "community" });
+    await new Promise((r) => setImmediate(r)); // the async write has started
+    s.lower(KEY, untrusted);
+    s.flush();
+    await new Promise((r) => setTimeout(r, 50)); // let the older write finish, if it would
+    expect(store(dir).get(KEY).trust).toBe("untrusted");
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 });
