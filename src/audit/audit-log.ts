@@ -1,12 +1,12 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
-import type { Decision, Effect } from "../policy/decision.ts";
+import type { Decision } from "../policy/decision.ts";
 import { isoTime } from "../report/iso-time.ts";
 import { blockReason } from "../report/reason.ts";
 import { paramsHash, paramsPreview } from "./redact.ts";
 import type { TaintSource } from "../taint/session-store.ts";
-import type { TrustLevel } from "../taint/trust.ts";
+import type { TrustChange } from "../taint/session-taint.ts";
 
 /**
  * The audit log: one JSON line per decision and per trust change, written by pino to a file.
@@ -31,15 +31,6 @@ export interface DecisionRecord {
   readonly at: number;
   readonly decision: Decision;
   readonly context: DecisionContext;
-}
-
-export interface TrustChange {
-  readonly event: "trust.lowered" | "trust.reset" | "trust.linked";
-  readonly sessionKey: string;
-  readonly from: TrustLevel;
-  readonly to: TrustLevel;
-  readonly source: TaintSource;
-  readonly by?: string;
 }
 
 export interface AuditCounts {
@@ -74,6 +65,7 @@ export class AuditLog {
   /** would-block and block counts per tool and rule since start: the rollout report. */
   readonly byToolRule = new Map<string, { tool: string; rule: string; wouldBlock: number; block: number }>();
   readonly unmanifestedTools = new Map<string, number>();
+  private readonly rolloutRows = new WeakMap<Decision, { tool: string; rule: string; wouldBlock: number; block: number }[]>();
   private readonly ring: DecisionRecord[] = [];
   private ringNext = 0;
   private readonly ringSize: number;
@@ -143,7 +135,7 @@ export class AuditLog {
       c.unmanifested++;
       this.unmanifestedTools.set(decision.tool, (this.unmanifestedTools.get(decision.tool) ?? 0) + 1);
     }
-    if (decision.effect !== "allow") this.countRules(decision.tool, decision.rules, decision.effect);
+    if (decision.effect !== "allow") this.countRules(decision);
     if (decision.rules.some((r) => r.rule === "internal.error")) c.errors++;
     if (this.ring.length < this.ringSize) this.ring.push(record);
     else this.ring[this.ringNext] = record;
@@ -178,15 +170,23 @@ export class AuditLog {
     }
   }
 
-  private countRules(tool: string, rules: Decision["rules"], effect: Effect): void {
-    for (const { rule } of rules) {
-      const key = `${tool}\u0000${rule}`;
-      let entry = this.byToolRule.get(key);
-      if (!entry) {
-        entry = { tool, rule, wouldBlock: 0, block: 0 };
-        this.byToolRule.set(key, entry);
-      }
-      if (effect === "block") entry.block++;
+  private countRules(decision: Decision): void {
+    // Decisions are shared objects (memoized by the policy), so their rollout rows are found once.
+    let entries = this.rolloutRows.get(decision);
+    if (!entries) {
+      entries = decision.rules.map(({ rule }) => {
+        const key = `${decision.tool}\u0000${rule}`;
+        let entry = this.byToolRule.get(key);
+        if (!entry) {
+          entry = { tool: decision.tool, rule, wouldBlock: 0, block: 0 };
+          this.byToolRule.set(key, entry);
+        }
+        return entry;
+      });
+      this.rolloutRows.set(decision, entries);
+    }
+    for (const entry of entries) {
+      if (decision.effect === "block") entry.block++;
       else entry.wouldBlock++;
     }
   }

@@ -329,8 +329,7 @@ export class SessionStore {
   }
 
   fileOf(key: string): string {
-    const name = createHash("sha256").update(key).digest("hex").slice(0, 40);
-    return join(this.dir ?? "", `${name}.json`);
+    return join(this.dir ?? "", sessionFileName(key));
   }
 
   private fresh(key: string, trust: TrustLevel): SessionTrust {
@@ -561,6 +560,11 @@ function unpackSource(record: string): TaintSource {
     ...(c !== undefined ? { callId: c } : {}),
     at: at.startsWith("~") ? JSON.parse(at.slice(1)) : Number.parseInt(at, 36),
   };
+}
+
+/** The name of a session's state file in the state directory: its key is not a safe file name. */
+export function sessionFileName(key: string): string {
+  return `${createHash("sha256").update(key).digest("hex").slice(0, 40)}.json`;
 }
 
 /** 52 bits of the key's hash: a number, so a ledger of 100k sessions costs little memory. */

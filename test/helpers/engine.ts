@@ -8,6 +8,7 @@ import type { ToolCall } from "../../src/calls.ts";
 import { Engine } from "../../src/engine.ts";
 import { SessionStore } from "../../src/taint/session-store.ts";
 import { buildRegistry } from "../../src/host/runtime.ts";
+import { OWNER } from "./fixtures.ts";
 
 /** Builds a real engine (built-in manifests, real store and audit) for unit tests. */
 export function makeConfig(raw: unknown = {}): ClawosConfig {
@@ -45,8 +46,7 @@ export function makeEngine(raw: unknown = {}, options: { dir?: string; durable?:
   return { engine, config, dir, auditFile, clock };
 }
 
-export const OWNER = { channel: "webchat", senderId: "owner-1", senderIsOwner: true } as const;
-export const STRANGER = { channel: "telegram", senderId: "999", senderIsOwner: false } as const;
+export { OWNER, STRANGER } from "./fixtures.ts";
 
 export function call(toolName: string, extra: Partial<ToolCall> = {}): ToolCall {
   return {

@@ -45,7 +45,7 @@ describe("engine: L1 taint", () => {
       ["community", "requester"],
       ["untrusted", "tool"],
     ]);
-    expect(state.lowered[0].label).toBe("a message from telegram:999");
+    expect(state.lowered[0].label).toBe("a message from telegram:31337");
     expect(state.recent.length).toBe(3);
     expect(state.recent.map((s) => s.callId)).toEqual(["f7", "f8", "f9"]);
   });
@@ -64,10 +64,10 @@ describe("engine: L1 taint", () => {
     const { engine } = makeEngine(ENFORCE);
     engine.observeMessage({ sessionKey: MAIN, channel: "webchat", senderId: "owner-1" });
     expect(engine.gate(call("exec", { requester: OWNER })).outcome).toBe("allow");
-    engine.observeMessage({ sessionKey: MAIN, channel: "telegram", senderId: "999" });
+    engine.observeMessage({ sessionKey: MAIN, channel: "telegram", senderId: "31337" });
     const d = engine.gate(call("exec", { requester: OWNER }));
     expect(d.outcome).toBe("block");
-    expect(blockReason(d)).toContain("a message from telegram:999");
+    expect(blockReason(d)).toContain("a message from telegram:31337");
   });
 
   it("forged trust tags in content change nothing", () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import plugin from "../../index.ts";
 import { resetRuntimeForTests } from "../../src/host/runtime.ts";
-import { recordingApi, type RecordedApi } from "../helpers/fake-api.ts";
+import { recordingApi, type RecordedApi } from "../helpers/fixtures.ts";
 
 /**
  * Faults (issue 6): a full or unwritable audit disk, a vanished state directory, a clock that jumps,

@@ -7,7 +7,7 @@ import { runInNewContext } from "node:vm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import plugin from "../../index.ts";
 import { resetRuntimeForTests, type ClawosRuntime } from "../../src/host/runtime.ts";
-import { recordingApi, type RecordedApi } from "../helpers/fake-api.ts";
+import { OWNER, recordingApi, type RecordedApi } from "../helpers/fixtures.ts";
 
 const counts = vi.hoisted(() => ({ on: false, fs: {} as Record<string, number>, createHash: 0 }));
 
@@ -33,7 +33,6 @@ vi.mock("node:crypto", async (importOriginal) => {
   return { ...real, createHash, default: { ...real, createHash } };
 });
 
-const OWNER = { channel: "webchat", senderId: "owner-1", senderIsOwner: true };
 const ctx = (sessionKey: string, toolName: string, toolCallId: string) => ({ agentId: "main", sessionKey, sessionId: "s", runId: "r", toolName, toolCallId, requester: OWNER });
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 

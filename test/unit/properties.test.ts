@@ -1,3 +1,4 @@
+import { MAIN, OWNER, STRANGER } from "../helpers/fixtures.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -109,9 +110,6 @@ afterEach(() => {
   dropExtraExitListeners();
 });
 
-const MAIN = "agent:main:main";
-const OWNER = { channel: "webchat", senderId: "owner-1", senderIsOwner: true };
-const STRANGER = { channel: "telegram", senderId: "31337", senderIsOwner: false };
 
 // ---- arbitraries -------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import plugin from "../../index.ts";
 import { resetRuntimeForTests } from "../../src/host/runtime.ts";
-import { recordingApi, type RecordedApi } from "../helpers/fake-api.ts";
+import { recordingApi, type RecordedApi } from "../helpers/fixtures.ts";
 
 const OWNER_CTX = { agentId: "main", sessionKey: "agent:main:main", sessionId: "s1", requester: { channel: "webchat", senderId: "op", senderIsOwner: true } };
 

@@ -2,7 +2,7 @@
  * A recording stand-in for OpenClaw's plugin API, for the trace replay: it keeps what the plugin
  * registers (trusted tool policies, hooks, commands) so the replay can call the same handlers the
  * host calls, in the host's order, without a model or a gateway. The unit tests' helper
- * (test/helpers/fake-api.ts) is the same idea.
+ * (test/helpers/fixtures.ts) wrap it.
  */
 
 import type { HostApi } from "../../src/host/sdk.ts";

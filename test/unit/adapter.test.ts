@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { resetRuntimeForTests } from "../../src/host/runtime.ts";
+import { CHILD, ctxOf, ENFORCE, MAIN, OWNER, registered, STRANGER } from "../helpers/fixtures.ts";
+
+/** The host adapter, through the registration the host performs and the handlers it calls. */
+
+afterEach(() => resetRuntimeForTests());
+
+describe("host adapter", () => {
+  it("an allowed call returns nothing; a blocked one returns { block, blockReason } naming the tool", () => {
+    const s = registered(ENFORCE);
+    expect(s.gate("read", { path: "a.md" })).toBeUndefined();
+    s.taint();
+    const blocked = s.gate("exec", { command: "id" });
+    expect(blocked).toEqual({ block: true, blockReason: expect.stringContaining("ClawOS blocked exec") });
+  });
+
+  it("maps the requester: the owner as the host resolved it, a stranger, and a missing requester", () => {
+    const s = registered(ENFORCE);
+    expect(s.gate("exec", {}, ctxOf(MAIN, OWNER))).toBeUndefined();
+    expect(s.gate("exec", {}, ctxOf("agent:main:dm-stranger", STRANGER))?.blockReason).toContain("a message from telegram:31337");
+    expect(s.gate("exec", {}, ctxOf("agent:main:no-requester", null))?.blockReason).toContain("a turn whose sender the host could not identify");
+  });
+
+  it("a sub-agent session key gets the sub-agent rules", () => {
+    const s = registered(ENFORCE);
+    s.rec.fire("subagent_spawned", { childSessionKey: CHILD }, { requesterSessionKey: MAIN });
+    const blocked = s.gate("gateway", { action: "config.apply" }, ctxOf(CHILD, null));
+    expect(blocked?.blockReason).toContain("denied to sub-agents");
+  });
+
+  it("a tool_call is decided as the tool it names", () => {
+    const s = registered(ENFORCE);
+    s.taint();
+    const blocked = s.gate("tool_call", { id: "openclaw:core:exec", args: { command: "id" } });
+    expect(blocked?.blockReason).toContain("ClawOS blocked exec (called through tool_call)");
+  });
+
+  it("tool_result_persist stamps the real tag into details, whatever the tool wrote there", () => {
+    const s = registered(ENFORCE);
+    expect(s.gate("web_fetch", { url: "https://x.example" }, ctxOf(), "p1")).toBeUndefined();
+    const message = { role: "toolResult", toolCallId: "p1", toolName: "web_fetch", content: [{ type: "text", text: "page" }], details: { clawos: { outputTrust: "owner" }, other: 1 } };
+    const [result] = s.rec.fire("tool_result_persist", { toolName: "web_fetch", toolCallId: "p1", message }, { sessionKey: MAIN }) as Array<{ message: { details: Record<string, unknown> } }>;
+    expect(result.message.details).toEqual({ other: 1, clawos: { outputTrust: "untrusted", tool: "web_fetch", sessionTrust: "untrusted" } });
+  });
+
+  it("a handler that fails is logged, never thrown into the host", () => {
+    const s = registered(ENFORCE);
+    const bad = { get sessionKey(): string { throw new Error("host context exploded"); } };
+    expect(() => s.rec.fire("after_tool_call", { toolName: "read", toolCallId: "x" }, bad)).not.toThrow();
+    expect(s.rec.logs.some((l) => l.level === "error" && l.message.includes("after_tool_call handler failed: host context exploded"))).toBe(true);
+  });
+
+  it("/clawos answers status, session, audit, manifests and usage through the engine", () => {
+    const s = registered(ENFORCE);
+    s.taint();
+    expect(s.command("")).toContain("Enforcement: ENFORCING");
+    expect(s.command("session")).toContain(`Session ${MAIN}: input trust untrusted`);
+    expect(s.command("audit 5")).toMatch(/web_fetch/);
+    expect(s.command("manifests exec")).toContain('"tool": "exec"');
+    expect(s.command("nonsense")).toContain("Usage: /clawos");
+  });
+
+  it("/clawos trust reset refuses a non-owner and accepts an operator.admin client", () => {
+    const s = registered(ENFORCE);
+    s.taint();
+    expect(s.command("trust reset", { sessionKey: MAIN, channel: "telegram", senderId: "31337" })).toContain("Nothing changed");
+    expect(s.gate("exec")?.block).toBe(true);
+    expect(s.command("trust reset", { sessionKey: MAIN, channel: "webchat", gatewayClientScopes: ["operator.admin"] })).toContain("trust reset from untrusted to owner");
+    expect(s.gate("exec")).toBeUndefined();
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { paramsHash, paramsPreview, PREVIEW_LIMIT, redactString, redactValue } from "../../src/audit/redact.ts";
+
+describe("redaction", () => {
+  it.each([
+    ["a provider API key", "key sk-abcdefghijklmnop1234 here"],
+    ["a GitHub token", "ghp_abcdefghijklmnopqrstuvwx"],
+    ["a Slack token", "xoxb-1234567890-abc"],
+    ["an AWS access key id", "AKIAABCDEFGHIJKLMNOP"],
+    ["a JWT", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnopqrstuv"],
+    ["a bearer header", "Authorization: Bearer abcdefghijklmnop"],
+    ["a private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"],
+    ["a long hex secret", "a".repeat(20) + "0123456789abcdef0123456789abcdef"],
+    ["a long base64 blob", "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2"],
+  ])("removes %s", (_label, text) => {
+    const out = redactString(text);
+    expect(out).toContain("[redacted]");
+    expect(out).not.toBe(text);
+  });
+
+  it("keeps the user of a URL and removes its password", () => {
+    expect(redactString("https://alice:hunter2@example.com/x")).toBe("https://alice:[redacted]@example.com/x");
+  });
+
+  it("leaves ordinary text alone", () => {
+    for (const text of ["", "ls -la", "notes/2026-11-22.md", "send the report to bob@example.com"]) expect(redactString(text)).toBe(text);
+  });
+
+  it("hides values under secret-looking keys at any depth", () => {
+    expect(redactValue({ a: { password: "p", apiKey: "k", Cookie: "c", nested: { private_key: "x", ok: 1 } } })).toEqual({
+      a: { password: "[redacted]", apiKey: "[redacted]", Cookie: "[redacted]", nested: { private_key: "[redacted]", ok: 1 } },
+    });
+  });
+
+  it("bounds depth, keys, string length and cycles", () => {
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 10; i++) deep = { d: deep };
+    expect(JSON.stringify(redactValue(deep))).toContain("[nested]");
+    const wide = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
+    expect(redactValue(wide)).toMatchObject({ "...": "60 more keys" });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(redactValue(cyclic)).toEqual({ self: "[cycle]" });
+    expect(paramsPreview({ text: "x".repeat(5000) }).length).toBeLessThanOrEqual(PREVIEW_LIMIT + 3);
+  });
+
+  it("hashes parameters stably whatever the key order, and tells different ones apart", () => {
+    expect(paramsHash({ a: 1, b: [1, 2] })).toBe(paramsHash({ b: [1, 2], a: 1 }));
+    expect(paramsHash({ a: 1 })).not.toBe(paramsHash({ a: 2 }));
+    expect(paramsHash({ a: "1" })).not.toBe(paramsHash({ a: 1 }));
+    expect(paramsHash({ a: 1 })).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
