@@ -1,13 +1,14 @@
 // Runs scenario files (docs/scenarios.md) against real OpenClaw gateways with a scripted model.
 // Scenarios that share a path kind and install route share one gateway; each scenario writes its
 // own ClawOS config first (a hot reload), so session keys must be unique across scenario files.
-import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel, type ScriptedReply, type ScriptStep } from "../harness/scripted-model.ts";
 import { REPO, stagedClawos } from "../harness/stage.ts";
+import { clawosHome } from "../../src/host/runtime.ts";
+import { sessionFileName } from "../../src/taint/session-store.ts";
 import { parseScenario, type CallSpec, type ChildSpec, type CommandStep, type Scenario, type TurnStep } from "./format.ts";
 
 const FIXTURES = resolve(import.meta.dirname, "../harness/fixtures");
@@ -44,7 +45,7 @@ function groupScenarios(scenarios: Scenario[]): Group[] {
 }
 
 function sessionFile(env: OpenClawEnv, sessionKey: string): string {
-  return join(env.stateDir, "clawos", "sessions", `${createHash("sha256").update(sessionKey).digest("hex").slice(0, 40)}.json`);
+  return join(clawosHome(env.stateDir), "sessions", sessionFileName(sessionKey));
 }
 
 /** The trust ClawOS holds durably for a session: its state file, or owner when none was written. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { resetRuntimeForTests } from "../../../src/host/runtime.ts";
+import { clawosHome, resetRuntimeForTests } from "../../../src/host/runtime.ts";
 import { sessionFileName } from "../../../src/taint/session-store.ts";
 import { join } from "node:path";
 import { AUDIT, ctxOf, ENFORCE, MAIN, nextId, OWNER, registered, STRANGER, type GateResult, type Registered } from "../../helpers/fixtures.ts";
@@ -38,7 +38,7 @@ export function expectStopped(s: Setup, run: () => GateResult): void {
 }
 
 export function stateFile(stateDir: string, key: string): string {
-  return join(stateDir, "clawos", "sessions", sessionFileName(key));
+  return join(clawosHome(stateDir), "sessions", sessionFileName(key));
 }
 
 export interface CorpusMode {
