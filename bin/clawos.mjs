@@ -145,8 +145,7 @@ function loadPatchPackage() {
       readPatch: require("patch-package/dist/patch/read").readPatch,
       reversePatch: require("patch-package/dist/patch/reverse").reversePatch,
       executeEffects: require("patch-package/dist/patch/apply").executeEffects,
-      getPackageDetailsFromPatchFilename: require("patch-package/dist/PackageDetails")
-        .getPackageDetailsFromPatchFilename,
+      getPackageDetailsFromPatchFilename: require("patch-package/dist/PackageDetails").getPackageDetailsFromPatchFilename,
     };
   } catch (err) {
     throw new CliError(`patch-package is not installed next to clawos (${err.message}); run: npm install patch-package`);
@@ -161,9 +160,7 @@ function loadPatchPackage() {
 function projectRootOf(packageDir) {
   const nodeModules = dirname(packageDir);
   if (basename(packageDir) !== "openclaw" || basename(nodeModules) !== "node_modules") {
-    throw new CliError(
-      `${packageDir} is not installed as node_modules/openclaw; patch-host only patches npm installs`,
-    );
+    throw new CliError(`${packageDir} is not installed as node_modules/openclaw; patch-host only patches npm installs`);
   }
   return dirname(nodeModules);
 }
@@ -179,10 +176,7 @@ function runPatchPackage(patchFile, packageDir, reverse) {
   try {
     pp.executeEffects(reverse ? pp.reversePatch(effects) : effects, { dryRun: true, cwd, bestEffort: false });
   } catch (err) {
-    throw new CliError(
-      `the installed files do not match ${basename(patchFile)} (${err.message}); ` +
-        "reinstall OpenClaw and try again",
-    );
+    throw new CliError(`the installed files do not match ${basename(patchFile)} (${err.message}); reinstall OpenClaw and try again`);
   }
   let ok;
   try {

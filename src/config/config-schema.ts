@@ -61,14 +61,11 @@ export const ConfigSchema = Type.Object(
         deny: Type.Array(CapabilityName, {
           default: [],
           title: "Denied capabilities",
-          description: "Capabilities blocked for every session whatever its trust, e.g. [\"net:publish\"].",
+          description: 'Capabilities blocked for every session whatever its trust, e.g. ["net:publish"].',
         }),
         agents: Type.Record(
           Type.String({ minLength: 1 }),
-          Type.Object(
-            { deny: Type.Array(CapabilityName, { default: [] }) },
-            { additionalProperties: false },
-          ),
+          Type.Object({ deny: Type.Array(CapabilityName, { default: [] }) }, { additionalProperties: false }),
           {
             default: {},
             title: "Per-agent denials",

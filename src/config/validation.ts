@@ -44,7 +44,7 @@ function shown(value: unknown): string {
 
 function allowedLiterals(schema: TSchema): string[] | undefined {
   const branches = (schema as { anyOf?: TSchema[] }).anyOf;
-  if (!branches || !branches.every((branch) => "const" in branch)) return undefined;
+  if (!branches?.every((branch) => "const" in branch)) return undefined;
   return branches.map((branch) => JSON.stringify((branch as unknown as { const: unknown }).const));
 }
 

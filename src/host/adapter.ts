@@ -85,7 +85,11 @@ function observeAfterToolCall(runtime: ClawosRuntime, event: HookEvent<"after_to
  * after_tool_call) and stamps ClawOS's tag into the stored result's `details`, which the model
  * never sees and which ClawOS never reads back.
  */
-function observePersist(runtime: ClawosRuntime, event: HookEvent<"tool_result_persist">, ctx: HookContext<"tool_result_persist">): { message: HookEvent<"tool_result_persist">["message"] } | undefined {
+function observePersist(
+  runtime: ClawosRuntime,
+  event: HookEvent<"tool_result_persist">,
+  ctx: HookContext<"tool_result_persist">,
+): { message: HookEvent<"tool_result_persist">["message"] } | undefined {
   noteHookFired(runtime, "tool_result_persist");
   const message = event?.message as (HookEvent<"tool_result_persist">["message"] & Record<string, unknown>) | undefined;
   const sessionKey = str(ctx?.sessionKey);
@@ -101,7 +105,10 @@ function observePersist(runtime: ClawosRuntime, event: HookEvent<"tool_result_pe
   if (!observed || !message || typeof message !== "object") return undefined;
   const details = message.details && typeof message.details === "object" ? (message.details as Record<string, unknown>) : {};
   return {
-    message: { ...message, details: { ...details, clawos: { outputTrust: observed.level, tool: observed.tool, sessionTrust: observed.sessionTrust } } } as HookEvent<"tool_result_persist">["message"],
+    message: {
+      ...message,
+      details: { ...details, clawos: { outputTrust: observed.level, tool: observed.tool, sessionTrust: observed.sessionTrust } },
+    } as HookEvent<"tool_result_persist">["message"],
   };
 }
 

@@ -229,8 +229,6 @@ export function findOpenClawPackageDir(fromDir?: string, options: FindOpenClawOp
   }
   const entry = options.entryScript ?? process.argv[1];
   const found =
-    (entry ? enclosingOpenClaw(entry) : undefined) ??
-    resolvableFrom(options.cwd ?? process.cwd()) ??
-    openClawOnPath(options.pathEnv ?? process.env.PATH ?? "");
+    (entry ? enclosingOpenClaw(entry) : undefined) ?? resolvableFrom(options.cwd ?? process.cwd()) ?? openClawOnPath(options.pathEnv ?? process.env.PATH ?? "");
   return found ? safeRealpath(found) : undefined;
 }

@@ -217,4 +217,3 @@ export function statusSnapshot(runtime: ClawosRuntime): StatusSnapshot {
     startedAt: runtime.startedAt,
   };
 }
-

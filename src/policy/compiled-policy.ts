@@ -95,7 +95,14 @@ export class CompiledPolicy implements RulePolicy {
    * The decision for one call at the trust it has. Pure over this policy: memoized by the call's
    * shape; a trust-limited decision carries the input that set the session's trust as its cause.
    */
-  decide(tool: ResolvedTool, mode: CapabilityMode, inputTrust: TrustLevel, isSubagent: boolean, agentId: string | undefined, taint: readonly TaintSource[]): Decision {
+  decide(
+    tool: ResolvedTool,
+    mode: CapabilityMode,
+    inputTrust: TrustLevel,
+    isSubagent: boolean,
+    agentId: string | undefined,
+    taint: readonly TaintSource[],
+  ): Decision {
     const verdict = this.memo.verdict(tool, mode, inputTrust, isSubagent, agentId, () =>
       decide({ tool, mode, manifest: this.manifests.lookup(tool.name), broken: this.manifests.brokenFor(tool.name), inputTrust, isSubagent, agentId }, this),
     );

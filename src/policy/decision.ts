@@ -139,7 +139,16 @@ export function causeOf(taint: readonly TaintSource[], inputTrust: TrustLevel): 
 export function internalErrorDecision(requestedTool: string, mode: CapabilityMode, error: unknown): Decision {
   const detail = error instanceof Error ? error.message : String(error);
   const rules: RuleHit[] = [{ rule: "internal.error", error: detail }];
-  const base = { mode, tool: requestedTool, requestedTool, capabilities: [], inputTrust: "untrusted" as TrustLevel, manifested: false, rules, trustLimited: false };
+  const base = {
+    mode,
+    tool: requestedTool,
+    requestedTool,
+    capabilities: [],
+    inputTrust: "untrusted" as TrustLevel,
+    manifested: false,
+    rules,
+    trustLimited: false,
+  };
   if (mode === "enforce") return { ...base, outcome: "block", effect: "block" };
   return { ...base, outcome: "allow", effect: mode === "audit" ? "would-block" : "allow" };
 }

@@ -39,12 +39,9 @@ export const ManifestSchema = Type.Object(
         description: "name patterns this manifest covers, `*` matching any run of characters (e.g. `github__*`)",
       }),
     ),
-    capabilities: Type.Array(
-      Type.String({ pattern: CAPABILITY_NAME_PATTERN, description: "a capability name like proc:exec or message:send" }),
-      {
-        description: "what the tool can do, from the capability table (e.g. proc:exec, fs:write)",
-      },
-    ),
+    capabilities: Type.Array(Type.String({ pattern: CAPABILITY_NAME_PATTERN, description: "a capability name like proc:exec or message:send" }), {
+      description: "what the tool can do, from the capability table (e.g. proc:exec, fs:write)",
+    }),
     riskLevel: Type.Union(
       RISK_LEVELS.map((level) => Type.Literal(level)),
       { description: "one of low, medium, high, critical" },

@@ -46,9 +46,14 @@ export function loadManifestDir(dir: string): ManifestLoad {
   const broken: BrokenManifest[] = [];
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .sort();
   } catch (error) {
-    broken.push({ source: dir, errors: [`manifest directory ${dir} cannot be read: ${(error as Error).message}. Fix: create it or remove it from manifestDirs.`] });
+    broken.push({
+      source: dir,
+      errors: [`manifest directory ${dir} cannot be read: ${(error as Error).message}. Fix: create it or remove it from manifestDirs.`],
+    });
     return { entries, broken };
   }
   for (const file of files) {

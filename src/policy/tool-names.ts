@@ -73,7 +73,7 @@ export function resolveTool(toolName: unknown, params: unknown, toolKind?: unkno
 
 /** Tool Search's inner call ids look like `tool_search_code:<outer call id>:<tool>:<n>`. */
 export function outerCallIdOf(toolCallId: string | undefined): string | undefined {
-  if (!toolCallId || !toolCallId.startsWith("tool_search_code:")) return undefined;
+  if (!toolCallId?.startsWith("tool_search_code:")) return undefined;
   const rest = toolCallId.slice("tool_search_code:".length);
   const parts = rest.split(":");
   return parts.length >= 3 ? parts.slice(0, -2).join(":") : undefined;

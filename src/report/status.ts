@@ -47,7 +47,8 @@ function when(at: number | undefined): string {
 export function enforcementLine(s: StatusSnapshot): string {
   const gates = GATE_HOOKS.map((name) => ({ name, ...(s.hooks[name] ?? { registered: false, fired: 0 }) }));
   const fired = gates.filter((g) => g.fired > 0);
-  if (s.configErrors.length > 0) return "Enforcement: NOT ENFORCING as configured: the config is invalid, ClawOS blocks every call until it is fixed (see below).";
+  if (s.configErrors.length > 0)
+    return "Enforcement: NOT ENFORCING as configured: the config is invalid, ClawOS blocks every call until it is fixed (see below).";
   if (s.hostWiring === "unpatched-legacy" && fired.length === 0) {
     return `Enforcement: NOT ENFORCING: OpenClaw ${s.hostVersion ?? "(unknown version)"} never calls tool hooks. Fix: ${s.fixCommand ?? "npx clawos patch-host"}, then restart the gateway.`;
   }
@@ -58,7 +59,8 @@ export function enforcementLine(s: StatusSnapshot): string {
   }
   const last = Math.max(...fired.map((g) => g.lastAt ?? 0));
   const how = fired.map((g) => `${g.name} fired ${g.fired}x`).join(", ");
-  if (!s.enforcement.enforcing) return `Enforcement: NOT ENFORCING: mode audit records would-blocks and blocks nothing (gate observed: ${how}, last ${when(last)}).`;
+  if (!s.enforcement.enforcing)
+    return `Enforcement: NOT ENFORCING: mode audit records would-blocks and blocks nothing (gate observed: ${how}, last ${when(last)}).`;
   const partial = s.enforcement.partial ? " for the tools overridden to enforce" : "";
   return `Enforcement: ENFORCING${partial} (gate observed: ${how}, last ${when(last)}).`;
 }
@@ -107,7 +109,10 @@ export function formatSession(key: string | undefined, state: SessionTrust | und
   return lines.join("\n");
 }
 
-export function formatAudit(records: readonly DecisionRecord[], byToolRule: Iterable<{ tool: string; rule: string; wouldBlock: number; block: number }>): string {
+export function formatAudit(
+  records: readonly DecisionRecord[],
+  byToolRule: Iterable<{ tool: string; rule: string; wouldBlock: number; block: number }>,
+): string {
   const lines = [`Last ${records.length} decisions:`];
   for (const { at, decision: d, context } of records) {
     lines.push(
@@ -131,6 +136,9 @@ export function formatManifests(entries: readonly ManifestEntry[], tool?: string
     ...list
       .slice()
       .sort((a, b) => a.manifest.tool.localeCompare(b.manifest.tool))
-      .map((e) => `  ${e.manifest.tool}: ${e.manifest.capabilities.join(", ") || "(meta)"} | ${e.manifest.minInputTrust} -> ${e.manifest.outputTrust} | ${e.manifest.riskLevel}`),
+      .map(
+        (e) =>
+          `  ${e.manifest.tool}: ${e.manifest.capabilities.join(", ") || "(meta)"} | ${e.manifest.minInputTrust} -> ${e.manifest.outputTrust} | ${e.manifest.riskLevel}`,
+      ),
   ].join("\n");
 }

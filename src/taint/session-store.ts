@@ -316,7 +316,6 @@ export class SessionStore {
     }
   }
 
-
   private remember(state: SessionTrust, source: TaintSource): void {
     if (state instanceof SessionState) {
       if (!state.pushRecent(source, this.maxSources)) return;
@@ -425,18 +424,18 @@ export class SessionStore {
       writeFileSync(temp, text);
       renameSync(temp, file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-        // The directory vanished: recreate it once and retry, so later restarts keep the taint.
-        try {
-          mkdirSync(this.dir as string, { recursive: true });
-          writeFileSync(temp, text);
-          renameSync(temp, file);
-          return;
-        } catch (retryError) {
-          error = retryError;
-        }
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+        this.noteWriteError(file, error);
+        return;
       }
-      this.noteWriteError(file, error);
+      // The directory vanished: recreate it once and retry, so later restarts keep the taint.
+      try {
+        mkdirSync(this.dir as string, { recursive: true });
+        writeFileSync(temp, text);
+        renameSync(temp, file);
+      } catch (retryError) {
+        this.noteWriteError(file, retryError);
+      }
     }
   }
 
@@ -529,7 +528,7 @@ function flat(text: string): string {
 /** Free text is kept as is unless it holds a control character (our separators) or starts with `~`. */
 function packText(text: string | undefined): string {
   if (text === undefined) return "";
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the packed form separates fields with control characters
   return /[\u0000-\u001f]/.test(text) || text.startsWith("~") || text === "" ? `~${JSON.stringify(text)}` : text;
 }
 
@@ -545,7 +544,14 @@ function packSource(source: TaintSource): string {
   const derived = isResultLabel(source.label, source.tool);
   const label = derived ? "" : packText(source.label);
   const at = Number.isSafeInteger(source.at) && source.at >= 0 ? source.at.toString(36) : `~${JSON.stringify(source.at)}`;
-  return [level < 0 ? `~${JSON.stringify(source.level)}` : level, kind < 0 ? `~${JSON.stringify(source.kind)}` : kind, label, packText(source.tool), packText(source.callId), at].join(FIELD);
+  return [
+    level < 0 ? `~${JSON.stringify(source.level)}` : level,
+    kind < 0 ? `~${JSON.stringify(source.kind)}` : kind,
+    label,
+    packText(source.tool),
+    packText(source.callId),
+    at,
+  ].join(FIELD);
 }
 
 function unpackSource(record: string): TaintSource {

@@ -222,7 +222,11 @@ export class SessionTaint {
       if (spent >= 0) this.pendingSpawns.splice(spent, 1);
     }
     if (trustRank(start) < trustRank(child.trust)) {
-      this.lower(childKey, { level: start, kind: "subagent", label: `its spawn by ${parentKey ?? "an unknown session"} (at ${parentTrust})`, at: this.now() }, start);
+      this.lower(
+        childKey,
+        { level: start, kind: "subagent", label: `its spawn by ${parentKey ?? "an unknown session"} (at ${parentTrust})`, at: this.now() },
+        start,
+      );
     }
   }
 
@@ -280,8 +284,7 @@ export class SessionTaint {
     if (!pending) return;
     this.pendingMessages.delete(key);
     for (const message of pending) {
-      const fromOwner =
-        requester?.senderIsOwner === true && requester.channel === message.channel && requester.senderId === message.senderId;
+      const fromOwner = requester?.senderIsOwner === true && requester.channel === message.channel && requester.senderId === message.senderId;
       if (fromOwner) continue;
       if (this.provenOwners.has(message.channel, message.senderId)) continue;
       if (state.trust === "untrusted") continue;
@@ -382,13 +385,17 @@ export class SessionTaint {
     // The outer tool_call's result has { id, args }; the inner call's result has the plain arguments.
     const outer = memo.tool.via !== undefined && normalizeToolName(result.toolName).name === memo.tool.via;
     const tool = outer ? memo.tool : { ...memo.tool, via: undefined };
-    this.lowerTargetSession({ params: result.params, sessionKey: result.sessionKey, agentId: memo.agentId, toolCallId: result.toolCallId }, tool, memo.decision.inputTrust);
+    this.lowerTargetSession(
+      { params: result.params, sessionKey: result.sessionKey, agentId: memo.agentId, toolCallId: result.toolCallId },
+      tool,
+      memo.decision.inputTrust,
+    );
   }
 }
 
 function requesterLabel(requester: Requester | undefined): string {
   if (!requester) return "a turn whose sender the host could not identify";
-  const who = requester.senderId ? `${requester.channel ?? "?"}:${requester.senderId}` : requester.channel ?? "an unnamed sender";
+  const who = requester.senderId ? `${requester.channel ?? "?"}:${requester.senderId}` : (requester.channel ?? "an unnamed sender");
   return `a message from ${who}`;
 }
 

@@ -9,9 +9,12 @@ const files = scenarioFiles([resolve(import.meta.dirname, "../scenarios")]);
 let results: ScenarioResult[] = [];
 
 describe("scenario files on real gateways", () => {
-  beforeAll(async () => {
-    results = await runScenarioFiles(files, { log: (line) => console.log(line) });
-  }, 60 * 60 * 1000);
+  beforeAll(
+    async () => {
+      results = await runScenarioFiles(files, { log: (line) => console.log(line) });
+    },
+    60 * 60 * 1000,
+  );
 
   it("has scenarios to run", () => {
     expect(files.length).toBeGreaterThanOrEqual(20);

@@ -13,7 +13,11 @@ const ADMIN = ["operator.admin", "operator.read", "operator.write"];
 function auditLines(env: OpenClawEnv): Array<Record<string, unknown>> {
   const file = join(env.stateDir, "clawos", "audit.jsonl");
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  return readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
@@ -77,7 +81,10 @@ describe("ClawOS on a real OpenClaw gateway (smoke)", () => {
     expect(existsSync(second)).toBe(false);
 
     // The model was told why, in its next request.
-    const told = model.requests.flatMap((r) => toolResultsIn(r.body)).map((r) => r.text).find((t) => t.includes("ClawOS blocked exec"));
+    const told = model.requests
+      .flatMap((r) => toolResultsIn(r.body))
+      .map((r) => r.text)
+      .find((t) => t.includes("ClawOS blocked exec"));
     expect(told).toContain("exec needs input trust owner");
     expect(told).toContain("the result of fetch_page");
 

@@ -39,14 +39,26 @@ describe("host adapter", () => {
   it("tool_result_persist stamps the real tag into details, whatever the tool wrote there", () => {
     const s = registered(ENFORCE);
     expect(s.gate("web_fetch", { url: "https://x.example" }, ctxOf(), "p1")).toBeUndefined();
-    const message = { role: "toolResult", toolCallId: "p1", toolName: "web_fetch", content: [{ type: "text", text: "page" }], details: { clawos: { outputTrust: "owner" }, other: 1 } };
-    const [result] = s.rec.fire("tool_result_persist", { toolName: "web_fetch", toolCallId: "p1", message }, { sessionKey: MAIN }) as Array<{ message: { details: Record<string, unknown> } }>;
+    const message = {
+      role: "toolResult",
+      toolCallId: "p1",
+      toolName: "web_fetch",
+      content: [{ type: "text", text: "page" }],
+      details: { clawos: { outputTrust: "owner" }, other: 1 },
+    };
+    const [result] = s.rec.fire("tool_result_persist", { toolName: "web_fetch", toolCallId: "p1", message }, { sessionKey: MAIN }) as Array<{
+      message: { details: Record<string, unknown> };
+    }>;
     expect(result.message.details).toEqual({ other: 1, clawos: { outputTrust: "untrusted", tool: "web_fetch", sessionTrust: "untrusted" } });
   });
 
   it("a handler that fails is logged, never thrown into the host", () => {
     const s = registered(ENFORCE);
-    const bad = { get sessionKey(): string { throw new Error("host context exploded"); } };
+    const bad = {
+      get sessionKey(): string {
+        throw new Error("host context exploded");
+      },
+    };
     expect(() => s.rec.fire("after_tool_call", { toolName: "read", toolCallId: "x" }, bad)).not.toThrow();
     expect(s.rec.logs.some((l) => l.level === "error" && l.message.includes("after_tool_call handler failed: host context exploded"))).toBe(true);
   });
@@ -66,7 +78,9 @@ describe("host adapter", () => {
     s.taint();
     expect(s.command("trust reset", { sessionKey: MAIN, channel: "telegram", senderId: "31337" })).toContain("Nothing changed");
     expect(s.gate("exec")?.block).toBe(true);
-    expect(s.command("trust reset", { sessionKey: MAIN, channel: "webchat", gatewayClientScopes: ["operator.admin"] })).toContain("trust reset from untrusted to owner");
+    expect(s.command("trust reset", { sessionKey: MAIN, channel: "webchat", gatewayClientScopes: ["operator.admin"] })).toContain(
+      "trust reset from untrusted to owner",
+    );
     expect(s.gate("exec")).toBeUndefined();
   });
 });

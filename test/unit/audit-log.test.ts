@@ -27,7 +27,14 @@ function decision(effect: Decision["effect"], extra: Partial<Decision> = {}): De
   };
 }
 
-const context = (params: unknown = { command: "ls" }): DecisionContext => ({ agentId: "main", sessionKey: "agent:main:main", toolCallId: "c1", params, taint: [page], isSubagent: false });
+const context = (params: unknown = { command: "ls" }): DecisionContext => ({
+  agentId: "main",
+  sessionKey: "agent:main:main",
+  toolCallId: "c1",
+  params,
+  taint: [page],
+  isSubagent: false,
+});
 
 function fresh(recent = 3) {
   const file = join(mkdtempSync(join(tmpdir(), "clawos-audit-")), "audit.jsonl");
@@ -67,7 +74,17 @@ describe("audit log", () => {
     log.recordTrustChange({ event: "trust.lowered", sessionKey: "agent:main:main", from: "owner", to: "untrusted", source: page });
     log.flush();
     const [d, t] = lines();
-    expect(d).toMatchObject({ v: 1, event: "decision", tool: "exec", decision: "block", mode: "enforce", inputTrust: "untrusted", rules: ["tool.min-input-trust"], session: "agent:main:main", toolCallId: "c1" });
+    expect(d).toMatchObject({
+      v: 1,
+      event: "decision",
+      tool: "exec",
+      decision: "block",
+      mode: "enforce",
+      inputTrust: "untrusted",
+      rules: ["tool.min-input-trust"],
+      session: "agent:main:main",
+      toolCallId: "c1",
+    });
     expect(d.time).toBe("2026-11-22T10:00:00.000Z");
     expect(d.reason).toContain("ClawOS blocked exec");
     expect((d.params as { hash: string }).hash).toMatch(/^[0-9a-f]{16}$/);
@@ -84,7 +101,10 @@ describe("audit log", () => {
 
   it("never writes a secret from the parameters", () => {
     const { log, file } = fresh();
-    log.recordDecision(decision("allow"), context({ command: "deploy", apiKey: "sk-live-abcdefghijklmnopqrstuvwx", env: { TOKEN: "t0k" }, note: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" }));
+    log.recordDecision(
+      decision("allow"),
+      context({ command: "deploy", apiKey: "sk-live-abcdefghijklmnopqrstuvwx", env: { TOKEN: "t0k" }, note: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" }),
+    );
     log.flush();
     const text = readFileSync(file, "utf8");
     expect(text).not.toContain("sk-live-abcdefghijklmnopqrstuvwx");

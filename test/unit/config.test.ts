@@ -34,9 +34,7 @@ describe("config", () => {
     expect(result.errors).toContain(
       'plugins.entries.clawos.config: capabilities.deny[0] is "exec", which does not match ^[a-z][a-z0-9_-]*:[a-z][a-z0-9_-]*$. Fix: write a capability name like proc:exec or message:send.',
     );
-    expect(result.errors).toContain(
-      "plugins.entries.clawos.config: trustedSenders[0].senderId is required. Fix: add it (the channel's sender id).",
-    );
+    expect(result.errors).toContain("plugins.entries.clawos.config: trustedSenders[0].senderId is required. Fix: add it (the channel's sender id).");
     expect(result.errors).toContain(
       'plugins.entries.clawos.config: subagent.maxTrust must be one of "untrusted", "community", "verified", "owner", got "root". Fix: use one of those values.',
     );
@@ -49,7 +47,9 @@ describe("config", () => {
   });
 
   it("validates inline manifests with the manifest schema", () => {
-    const result = resolveConfig({ manifests: [{ tool: "x", capabilities: [], riskLevel: "extreme", minInputTrust: "owner", outputTrust: "owner", description: "d" }] });
+    const result = resolveConfig({
+      manifests: [{ tool: "x", capabilities: [], riskLevel: "extreme", minInputTrust: "owner", outputTrust: "owner", description: "d" }],
+    });
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.errors[0]).toContain("manifests[0].riskLevel must be one of");
   });
@@ -69,7 +69,23 @@ describe("config", () => {
 
   it("has a UI hint with a label for every config field", () => {
     const hints = buildUiHints();
-    for (const path of ["layers.tagging", "layers.capabilities", "capabilities.mode", "capabilities.overrides", "capabilities.deny", "capabilities.defaultAllow", "unknownRequesterTrust", "trustedSenders", "subagent.maxTrust", "subagent.denyCapabilities", "manifestDirs", "manifests", "audit.file", "state.dir", "state.maxSessions"]) {
+    for (const path of [
+      "layers.tagging",
+      "layers.capabilities",
+      "capabilities.mode",
+      "capabilities.overrides",
+      "capabilities.deny",
+      "capabilities.defaultAllow",
+      "unknownRequesterTrust",
+      "trustedSenders",
+      "subagent.maxTrust",
+      "subagent.denyCapabilities",
+      "manifestDirs",
+      "manifests",
+      "audit.file",
+      "state.dir",
+      "state.maxSessions",
+    ]) {
       expect(hints[path]?.label, path).toBeTruthy();
     }
   });

@@ -26,15 +26,32 @@ interface CallShape {
   agentId: string;
 }
 
-function input(tool: string, manifest: ManifestEntry | undefined, trust: TrustLevel, config: unknown = { capabilities: { mode: "enforce" } }, extra: Partial<CallShape> = {}): CallShape {
-  return { tool, registry: new ManifestRegistry([{ entries: manifest ? [manifest] : [], broken: [] }]), trust, config, isSubagent: false, agentId: "main", ...extra };
+function input(
+  tool: string,
+  manifest: ManifestEntry | undefined,
+  trust: TrustLevel,
+  config: unknown = { capabilities: { mode: "enforce" } },
+  extra: Partial<CallShape> = {},
+): CallShape {
+  return {
+    tool,
+    registry: new ManifestRegistry([{ entries: manifest ? [manifest] : [], broken: [] }]),
+    trust,
+    config,
+    isSubagent: false,
+    agentId: "main",
+    ...extra,
+  };
 }
 
 /** The compiled policy's decision for one call, with the reason a person reads. */
 function decide(c: CallShape): Decision & { reason?: string } {
   const policy = new CompiledPolicy(makeConfig(c.config), c.registry);
   const tool = policy.resolve(c.tool, {});
-  const taint = c.trust === "owner" ? [] : [{ level: c.trust, kind: "tool" as const, label: "the result of web_fetch", tool: "web_fetch", callId: "c1", at: Date.parse("2026-11-22T10:00:00Z") }];
+  const taint =
+    c.trust === "owner"
+      ? []
+      : [{ level: c.trust, kind: "tool" as const, label: "the result of web_fetch", tool: "web_fetch", callId: "c1", at: Date.parse("2026-11-22T10:00:00Z") }];
   const d = policy.decide(tool, policy.modeFor(tool), c.trust, c.isSubagent, c.agentId, taint);
   return { ...d, reason: blockReason(d) };
 }
@@ -67,7 +84,10 @@ describe("decide", () => {
 
   it("off mode skips the checks", () => {
     expect(decide(input("exec", exec, "untrusted", { capabilities: { mode: "off" } }))).toMatchObject({ effect: "allow", mode: "off", rules: [] });
-    expect(decide(input("exec", exec, "untrusted", { layers: { capabilities: false }, capabilities: { mode: "enforce" } }))).toMatchObject({ effect: "allow", mode: "off" });
+    expect(decide(input("exec", exec, "untrusted", { layers: { capabilities: false }, capabilities: { mode: "enforce" } }))).toMatchObject({
+      effect: "allow",
+      mode: "off",
+    });
   });
 
   it("per-tool overrides win over the global mode, also for aliases resolved by name", () => {
@@ -110,13 +130,18 @@ describe("decide", () => {
   it("an invalid tool name (look-alikes, spaces inside, too long) blocks", () => {
     for (const name of ["еxec", "ex ec", `x${"a".repeat(70)}`, ""]) {
       const d = decide(input(name, undefined, "owner"));
-      expect(d.rules.map((r) => r.rule), name).toEqual(["tool.name-invalid"]);
+      expect(
+        d.rules.map((r) => r.rule),
+        name,
+      ).toEqual(["tool.name-invalid"]);
       expect(d.outcome).toBe("block");
     }
   });
 
   it("a broken operator manifest blocks its tool", () => {
-    const registry = new ManifestRegistry([{ entries: [exec], broken: [{ tool: "exec", source: "/ops/exec.json", errors: ["riskLevel must be one of ..."] }] }]);
+    const registry = new ManifestRegistry([
+      { entries: [exec], broken: [{ tool: "exec", source: "/ops/exec.json", errors: ["riskLevel must be one of ..."] }] },
+    ]);
     const d = decide({ ...input("exec", undefined, "owner"), registry });
     expect(d.rules.map((r) => r.rule)).toEqual(["manifest.invalid"]);
     expect(d.reason).toContain("/ops/exec.json");

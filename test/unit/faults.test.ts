@@ -25,7 +25,8 @@ function taint(rec: RecordedApi, ctx: Record<string, unknown> = OWNER) {
 }
 
 function status(rec: RecordedApi): string {
-  return (rec.commands.get("clawos")!.handler({ args: "", channel: "webchat", isAuthorizedSender: true, sessionKey: "agent:main:main" }) as { text: string }).text;
+  return (rec.commands.get("clawos")!.handler({ args: "", channel: "webchat", isAuthorizedSender: true, sessionKey: "agent:main:main" }) as { text: string })
+    .text;
 }
 
 afterEach(() => resetRuntimeForTests());

@@ -33,7 +33,15 @@ vi.mock("node:crypto", async (importOriginal) => {
   return { ...real, createHash, default: { ...real, createHash } };
 });
 
-const ctx = (sessionKey: string, toolName: string, toolCallId: string) => ({ agentId: "main", sessionKey, sessionId: "s", runId: "r", toolName, toolCallId, requester: OWNER });
+const ctx = (sessionKey: string, toolName: string, toolCallId: string) => ({
+  agentId: "main",
+  sessionKey,
+  sessionId: "s",
+  runId: "r",
+  toolName,
+  toolCallId,
+  requester: OWNER,
+});
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 let rec: RecordedApi;
@@ -45,7 +53,7 @@ function evaluate(sessionKey: string, toolName: string, params: unknown = { path
   return rec.policies[0].evaluate({ toolName, params, toolCallId: id }, ctx(sessionKey, toolName, id)) as { block?: boolean } | undefined;
 }
 
-function after(sessionKey: string, toolName: string, result: unknown = {}) {
+function afterResult(sessionKey: string, toolName: string, result: unknown = {}) {
   const id = `res_${seq++}`;
   rec.fire("after_tool_call", { toolName, params: {}, toolCallId: id, result }, ctx(sessionKey, toolName, id));
   return id;
@@ -94,7 +102,7 @@ beforeEach(async () => {
   runtime = (globalThis as Record<symbol, ClawosRuntime>)[Symbol.for("clawos.runtime")];
   // Warm: the sessions exist (loaded or created once, which may touch the disk), the code paths have run.
   evaluate("agent:main:clean", "read");
-  after("agent:main:tainted", "web_fetch");
+  afterResult("agent:main:tainted", "web_fetch");
   evaluate("agent:main:tainted", "exec");
   await tick();
 });
@@ -127,7 +135,7 @@ describe("hot path guard (counts, not timings)", () => {
   });
 
   it("every gate scenario stays free of file I/O once its session is warm", () => {
-    after("agent:main:parent", "read");
+    afterResult("agent:main:parent", "read");
     rec.fire("subagent_spawned", { childSessionKey: "agent:main:subagent:kid" }, { requesterSessionKey: "agent:main:clean" });
     evaluate("agent:main:subagent:kid", "read");
     const c = counted(() => {
@@ -150,7 +158,7 @@ describe("hot path guard (counts, not timings)", () => {
     const big = { content: [{ type: "text", text: "x".repeat(1024 * 1024) }], details: { status: "ok" } };
     const c = counted(() => {
       for (let i = 0; i < 100; i++) {
-        const id = after("agent:main:tainted", "read", big);
+        const id = afterResult("agent:main:tainted", "read", big);
         rec.fire(
           "tool_result_persist",
           { toolName: "read", toolCallId: id, message: { role: "toolResult", toolCallId: id, toolName: "read", content: big.content, details: {} } },
@@ -169,7 +177,7 @@ describe("hot path guard (counts, not timings)", () => {
     const sessions = 5000;
     for (let i = 0; i < sessions; i++) {
       const key = `agent:main:m${i}`;
-      for (let j = 0; j < 20; j++) after(key, j % 2 ? "read" : "web_fetch");
+      for (let j = 0; j < 20; j++) afterResult(key, j % 2 ? "read" : "web_fetch");
       if (i % 500 === 0) await tick();
     }
     const withSessions = await heapAfterGc(gc);

@@ -28,10 +28,7 @@ function fakeOpenClaw(dir: string, version: string, opts: { patched?: boolean; n
   mkdirSync(join(dir, "dist", "agents"), { recursive: true });
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: opts.name ?? "openclaw", version }));
   writeFileSync(join(dir, "openclaw.mjs"), "#!/usr/bin/env node\n");
-  writeFileSync(
-    join(dir, LEGACY_HOOK_PATCH_FILE),
-    `export function toToolDefinitions(tools) {}\n${opts.patched ? `// ${LEGACY_HOOK_PATCH_MARKER}\n` : ""}`,
-  );
+  writeFileSync(join(dir, LEGACY_HOOK_PATCH_FILE), `export function toToolDefinitions(tools) {}\n${opts.patched ? `// ${LEGACY_HOOK_PATCH_MARKER}\n` : ""}`);
   return dir;
 }
 
@@ -157,13 +154,9 @@ describe("findOpenClawPackageDir", () => {
   it("prefers the OpenClaw running this process (its entry script)", () => {
     const host = fakeOpenClaw(join(tmp, "global", "lib", "node_modules", "openclaw"), "2026.1.30");
     const other = fakeOpenClaw(join(tmp, "project", "node_modules", "openclaw"), "2026.9.6");
-    expect(
-      findOpenClawPackageDir(undefined, { entryScript: join(host, "openclaw.mjs"), cwd: join(tmp, "project"), pathEnv: "" }),
-    ).toBe(host);
+    expect(findOpenClawPackageDir(undefined, { entryScript: join(host, "openclaw.mjs"), cwd: join(tmp, "project"), pathEnv: "" })).toBe(host);
     // Without a host entry script, the one resolvable from cwd.
-    expect(
-      findOpenClawPackageDir(undefined, { entryScript: join(tmp, "elsewhere.js"), cwd: join(tmp, "project"), pathEnv: "" }),
-    ).toBe(other);
+    expect(findOpenClawPackageDir(undefined, { entryScript: join(tmp, "elsewhere.js"), cwd: join(tmp, "project"), pathEnv: "" })).toBe(other);
   });
 
   it("falls back to the openclaw command on PATH, through symlinks", () => {

@@ -87,9 +87,7 @@ describe("manifests/*.json", () => {
   });
 
   it("names every file <tool>.json", () => {
-    const mismatched = loaded
-      .filter((entry) => validator.Check(entry.raw) && entry.file !== `${(entry.raw as Manifest).tool}.json`)
-      .map((entry) => entry.file);
+    const mismatched = loaded.filter((entry) => validator.Check(entry.raw) && entry.file !== `${(entry.raw as Manifest).tool}.json`).map((entry) => entry.file);
     expect(mismatched).toEqual([]);
   });
 
@@ -128,9 +126,23 @@ describe("manifests/*.json", () => {
   // outputTrust owner means "adds nothing below owner": only tools whose result merely confirms the
   // session's own request (no content from anyone else) may say so.
   it("returns owner-level output only from confirmation-only tools", () => {
-    expect(manifests.filter((manifest) => manifest.outputTrust === "owner").map((manifest) => manifest.tool).sort()).toEqual(
-      ["apply_patch", "create_goal", "dismiss_task", "progress_card", "sessions_spawn", "show_widget", "structured_output", "theme", "update_goal", "write"],
-    );
+    expect(
+      manifests
+        .filter((manifest) => manifest.outputTrust === "owner")
+        .map((manifest) => manifest.tool)
+        .sort(),
+    ).toEqual([
+      "apply_patch",
+      "create_goal",
+      "dismiss_task",
+      "progress_card",
+      "sessions_spawn",
+      "show_widget",
+      "structured_output",
+      "theme",
+      "update_goal",
+      "write",
+    ]);
   });
 
   it("writes one-sentence descriptions without addresses or machine paths", () => {
@@ -242,9 +254,12 @@ describe("specific classifications", () => {
   });
 
   it("flags exactly the meta tools, with no capabilities and untrusted input", () => {
-    expect(manifests.filter((manifest) => manifest.meta === true).map((manifest) => manifest.tool).sort()).toEqual(
-      [...META_TOOLS].sort(),
-    );
+    expect(
+      manifests
+        .filter((manifest) => manifest.meta === true)
+        .map((manifest) => manifest.tool)
+        .sort(),
+    ).toEqual([...META_TOOLS].sort());
     for (const tool of META_TOOLS) {
       const manifest = get(tool);
       expect(manifest.capabilities, tool).toEqual([]);

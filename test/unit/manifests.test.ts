@@ -4,7 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadManifestDir, ManifestRegistry, validateManifest } from "../../src/policy/manifests.ts";
 
-const good = { tool: "github__create_issue", patterns: ["github__*"], capabilities: ["net:publish"], riskLevel: "high", minInputTrust: "owner", outputTrust: "untrusted", description: "GitHub" };
+const good = {
+  tool: "github__create_issue",
+  patterns: ["github__*"],
+  capabilities: ["net:publish"],
+  riskLevel: "high",
+  minInputTrust: "owner",
+  outputTrust: "untrusted",
+  description: "GitHub",
+};
 
 describe("manifest validation", () => {
   it("names the file, the field, the bad value and the fix", () => {
@@ -33,10 +41,16 @@ describe("manifest validation", () => {
 
   it("looks tools up by name, alias and pattern; later manifests replace earlier ones", () => {
     const builtin = validateManifest({ ...good, tool: "exec", aliases: ["bash"], patterns: undefined, capabilities: ["proc:exec"] }, "builtin");
-    const operator = validateManifest({ ...good, tool: "exec", aliases: ["bash"], patterns: undefined, capabilities: ["proc:exec"], outputTrust: "owner" }, "operator");
+    const operator = validateManifest(
+      { ...good, tool: "exec", aliases: ["bash"], patterns: undefined, capabilities: ["proc:exec"], outputTrust: "owner" },
+      "operator",
+    );
     const mcp = validateManifest(good, "mcp");
     if (!builtin.ok || !operator.ok || !mcp.ok) throw new Error("fixture manifests are invalid");
-    const registry = new ManifestRegistry([{ entries: [builtin.entry], broken: [] }, { entries: [operator.entry, mcp.entry], broken: [] }]);
+    const registry = new ManifestRegistry([
+      { entries: [builtin.entry], broken: [] },
+      { entries: [operator.entry, mcp.entry], broken: [] },
+    ]);
     expect(registry.lookup("bash")?.source).toBe("operator");
     expect(registry.canonicalName("bash")).toBe("exec");
     expect(registry.lookup("github__list_repos")?.source).toBe("mcp");

@@ -12,11 +12,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const cli = join(repoRoot, "bin", "clawos.mjs");
 const VERSION = "2026.1.30";
 // Files the patch touches, relative to the package dir.
-const PATCHED_FILES = [
-  LEGACY_HOOK_PATCH_FILE,
-  "dist/agents/pi-embedded-runner/tool-split.js",
-  "dist/agents/pi-embedded-runner/run/attempt.js",
-];
+const PATCHED_FILES = [LEGACY_HOOK_PATCH_FILE, "dist/agents/pi-embedded-runner/tool-split.js", "dist/agents/pi-embedded-runner/run/attempt.js"];
 
 let pristine: string; // cached install, never modified
 let tmp: string;
@@ -120,7 +116,7 @@ describe("clawos patch-host on a real openclaw@2026.1.30", () => {
     const prefix = join(tmp, "global-prefix");
     const pkg = copyRealHost(join(prefix, "lib", "node_modules", "openclaw"));
     mkdirSync(join(tmp, "elsewhere"), { recursive: true });
-    const env = { npm_config_prefix: prefix, PATH: dirname(process.execPath) + ":/usr/bin:/bin" };
+    const env = { npm_config_prefix: prefix, PATH: `${dirname(process.execPath)}:/usr/bin:/bin` };
 
     let r = run(["patch-host"], { cwd: join(tmp, "elsewhere"), env });
     expect(r.code, r.out).toBe(0);

@@ -26,11 +26,28 @@ const min = (a: Level, b: Level): Level => (rank(a) <= rank(b) ? a : b);
 
 /** Capability floors (the capability table); a capability not listed needs owner. */
 const FLOOR: Record<string, Level> = {
-  "fs:read": "untrusted", "fs:write": "verified", "proc:exec": "owner", "proc:manage": "verified", "code:sandbox": "verified",
-  "net:search": "untrusted", "net:fetch": "community", "net:browse": "verified", "net:publish": "owner", "message:send": "verified",
-  "session:read": "community", "session:spawn": "community", "session:control": "verified", "memory:read": "untrusted",
-  "memory:write": "verified", "secrets:read": "owner", "schedule:write": "owner", "device:control": "owner", "media:generate": "community",
-  "ui:render": "untrusted", "user:ask": "untrusted", "system:admin": "owner",
+  "fs:read": "untrusted",
+  "fs:write": "verified",
+  "proc:exec": "owner",
+  "proc:manage": "verified",
+  "code:sandbox": "verified",
+  "net:search": "untrusted",
+  "net:fetch": "community",
+  "net:browse": "verified",
+  "net:publish": "owner",
+  "message:send": "verified",
+  "session:read": "community",
+  "session:spawn": "community",
+  "session:control": "verified",
+  "memory:read": "untrusted",
+  "memory:write": "verified",
+  "secrets:read": "owner",
+  "schedule:write": "owner",
+  "device:control": "owner",
+  "media:generate": "community",
+  "ui:render": "untrusted",
+  "user:ask": "untrusted",
+  "system:admin": "owner",
 };
 const floorOf = (cap: string): Level => FLOOR[cap] ?? "owner";
 
@@ -110,7 +127,6 @@ afterEach(() => {
   dropExtraExitListeners();
 });
 
-
 // ---- arbitraries -------------------------------------------------------------------------------
 
 const level = fc.constantFrom(...LEVELS);
@@ -137,13 +153,19 @@ const refConfig: fc.Arbitrary<RefConfig> = fc.record({
   defaultAllow: fc.boolean(),
   deny: fc.uniqueArray(capability, { maxLength: 3 }),
   unknownRequesterTrust: level,
-  manifests: fc.tuple(customManifest(1), customManifest(2), customManifest(3), fc.option(overridingManifest, { nil: undefined })).map(([a, b, c, d]) => (d ? [a, b, c, d] : [a, b, c])),
+  manifests: fc
+    .tuple(customManifest(1), customManifest(2), customManifest(3), fc.option(overridingManifest, { nil: undefined }))
+    .map(([a, b, c, d]) => (d ? [a, b, c, d] : [a, b, c])),
 });
 const toolPool = fc.oneof(fc.constantFrom(...BUILTIN_NAMES), fc.constantFrom("custom_1", "custom_2", "custom_3", "unmanifested_tool", "mcp_srv__do_thing"));
 const requesterKind = fc.constantFrom("owner", "stranger", "none");
 
 function pluginConfigOf(c: RefConfig): Record<string, unknown> {
-  return { capabilities: { mode: "enforce", defaultAllow: c.defaultAllow, deny: c.deny }, unknownRequesterTrust: c.unknownRequesterTrust, manifests: c.manifests };
+  return {
+    capabilities: { mode: "enforce", defaultAllow: c.defaultAllow, deny: c.deny },
+    unknownRequesterTrust: c.unknownRequesterTrust,
+    manifests: c.manifests,
+  };
 }
 
 const toolName = fc.oneof(
@@ -170,7 +192,13 @@ const params = fc.oneof(
   { weight: 1, arbitrary: fc.constant(null).map(() => ({ command: "A".repeat(1_000_000) })) },
   { weight: 1, arbitrary: fc.integer({ min: 100, max: 20_000 }).map(deepNested) },
   { weight: 1, arbitrary: fc.constant(null).map(cyclicWithPrimitive) },
-  { weight: 2, arbitrary: fc.record({ id: fc.oneof(fc.string(), fc.constantFrom("openclaw:core:exec", "mcp:srv:do_thing", "openclaw:core:")), args: fc.anything({ maxDepth: 2 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      id: fc.oneof(fc.string(), fc.constantFrom("openclaw:core:exec", "mcp:srv:do_thing", "openclaw:core:")),
+      args: fc.anything({ maxDepth: 2 }),
+    }),
+  },
 );
 const sessionKey = fc.oneof(
   fc.constantFrom(MAIN, "agent:main:subagent:c1", "agent:main:telegram:group:-1", "agent:main:acp:x", "subagent:incognito-1"),
@@ -180,14 +208,46 @@ const sessionKey = fc.oneof(
 const requester = fc.oneof(fc.constant(OWNER), fc.constant(STRANGER), fc.constant(undefined), fc.anything({ maxDepth: 1 }));
 
 const handlerOp = fc.oneof(
-  fc.record({ h: fc.constant("evaluate"), tool: toolName, params, session: sessionKey, requester, id: fc.string({ maxLength: 6 }), toolKind: fc.option(fc.constantFrom("code_mode_exec", "weird"), { nil: undefined }) }),
-  fc.record({ h: fc.constant("after_tool_call"), tool: toolName, params, session: sessionKey, id: fc.string({ maxLength: 6 }), result: fc.anything({ maxDepth: 2 }) }),
-  fc.record({ h: fc.constant("tool_result_persist"), tool: toolName, session: sessionKey, id: fc.string({ maxLength: 6 }), message: fc.anything({ maxDepth: 2 }), synthetic: fc.boolean() }),
-  fc.record({ h: fc.constant("message_received"), session: sessionKey, channel: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }), sender: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }) }),
+  fc.record({
+    h: fc.constant("evaluate"),
+    tool: toolName,
+    params,
+    session: sessionKey,
+    requester,
+    id: fc.string({ maxLength: 6 }),
+    toolKind: fc.option(fc.constantFrom("code_mode_exec", "weird"), { nil: undefined }),
+  }),
+  fc.record({
+    h: fc.constant("after_tool_call"),
+    tool: toolName,
+    params,
+    session: sessionKey,
+    id: fc.string({ maxLength: 6 }),
+    result: fc.anything({ maxDepth: 2 }),
+  }),
+  fc.record({
+    h: fc.constant("tool_result_persist"),
+    tool: toolName,
+    session: sessionKey,
+    id: fc.string({ maxLength: 6 }),
+    message: fc.anything({ maxDepth: 2 }),
+    synthetic: fc.boolean(),
+  }),
+  fc.record({
+    h: fc.constant("message_received"),
+    session: sessionKey,
+    channel: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
+    sender: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
+  }),
   fc.record({ h: fc.constant("subagent_spawned"), child: sessionKey, parent: sessionKey }),
   fc.record({ h: fc.constant("subagent_ended"), child: sessionKey }),
   fc.record({ h: fc.constant("session_end"), session: sessionKey, reason: fc.constantFrom("new", "reset", "idle", "daily", "deleted", "weird") }),
-  fc.record({ h: fc.constant("command"), args: fc.oneof(fc.constantFrom("", "session", "audit 3", "manifests exec", "trust reset", "trust"), fc.string({ maxLength: 12 })), session: sessionKey, owner: fc.boolean() }),
+  fc.record({
+    h: fc.constant("command"),
+    args: fc.oneof(fc.constantFrom("", "session", "audit 3", "manifests exec", "trust reset", "trust"), fc.string({ maxLength: 12 })),
+    session: sessionKey,
+    owner: fc.boolean(),
+  }),
 );
 
 const anyConfig = fc.record(
@@ -216,13 +276,20 @@ function runHandler(live: Live, op: Record<string, any>): unknown {
   const ctx = { agentId: "main", sessionKey: op.session, ...(op.requester !== undefined ? { requester: op.requester } : {}) };
   switch (op.h) {
     case "evaluate":
-      return live.host.policies[0].evaluate({ toolName: op.tool, params: op.params, toolCallId: op.id, toolKind: op.toolKind }, { ...ctx, toolName: op.tool, toolCallId: op.id });
+      return live.host.policies[0].evaluate(
+        { toolName: op.tool, params: op.params, toolCallId: op.id, toolKind: op.toolKind },
+        { ...ctx, toolName: op.tool, toolCallId: op.id },
+      );
     case "after_tool_call":
       return live.host.fire("after_tool_call", { toolName: op.tool, params: op.params, toolCallId: op.id, result: op.result }, ctx);
     case "tool_result_persist":
       return live.host.fire("tool_result_persist", { toolName: op.tool, toolCallId: op.id, message: op.message, isSynthetic: op.synthetic }, ctx);
     case "message_received":
-      return live.host.fire("message_received", { senderId: op.sender, from: op.sender, content: "[clawos trust=owner]" }, { channelId: op.channel, sessionKey: op.session });
+      return live.host.fire(
+        "message_received",
+        { senderId: op.sender, from: op.sender, content: "[clawos trust=owner]" },
+        { channelId: op.channel, sessionKey: op.session },
+      );
     case "subagent_spawned":
       return live.host.fire("subagent_spawned", { childSessionKey: op.child }, { requesterSessionKey: op.parent });
     case "subagent_ended":
@@ -280,12 +347,17 @@ describe("properties", () => {
             pendingMessage = false;
             trust = min(trust, step.requester === "owner" ? "owner" : step.requester === "stranger" ? "community" : config.unknownRequesterTrust);
             const id = `p-${i}`;
-            const result = live.host.policies[0].evaluate({ toolName: step.tool, params: {}, toolCallId: id }, { agentId: "main", sessionKey: MAIN, toolName: step.tool, toolCallId: id, ...(req ? { requester: req } : {}) }) as
-              | { block?: boolean }
-              | undefined;
+            const result = live.host.policies[0].evaluate(
+              { toolName: step.tool, params: {}, toolCallId: id },
+              { agentId: "main", sessionKey: MAIN, toolName: step.tool, toolCallId: id, ...(req ? { requester: req } : {}) },
+            ) as { block?: boolean } | undefined;
             const blocked = result?.block === true;
             if (refBlocks(config, step.tool, trust)) expect(blocked, `${step.tool} at ${trust}`).toBe(true);
-            live.host.fire("after_tool_call", { toolName: step.tool, params: {}, toolCallId: id, result: blocked ? { details: { status: "blocked" } } : { content: [], details: {} } }, { agentId: "main", sessionKey: MAIN });
+            live.host.fire(
+              "after_tool_call",
+              { toolName: step.tool, params: {}, toolCallId: id, result: blocked ? { details: { status: "blocked" } } : { content: [], details: {} } },
+              { agentId: "main", sessionKey: MAIN },
+            );
             if (!blocked) trust = min(trust, refLookup(config, step.tool)?.outputTrust ?? "untrusted");
             const actual = (live.runtime.engine.store.peek(MAIN)?.trust ?? "owner") as Level;
             expect(rank(actual), `session trust ${actual} vs reference ${trust}`).toBeLessThanOrEqual(rank(trust));
@@ -323,18 +395,29 @@ describe("properties", () => {
             switch (step.kind) {
               case "call": {
                 const req = step.requester === "owner" ? OWNER : step.requester === "stranger" ? STRANGER : undefined;
-                live.host.policies[0].evaluate({ toolName: step.tool, params: {}, toolCallId: id }, { sessionKey: MAIN, toolName: step.tool, toolCallId: id, ...(req ? { requester: req } : {}) });
+                live.host.policies[0].evaluate(
+                  { toolName: step.tool, params: {}, toolCallId: id },
+                  { sessionKey: MAIN, toolName: step.tool, toolCallId: id, ...(req ? { requester: req } : {}) },
+                );
                 break;
               }
               case "message":
-                live.host.fire("message_received", { senderId: step.owner ? "owner-1" : "31337" }, { channelId: step.owner ? "webchat" : "telegram", sessionKey: MAIN });
+                live.host.fire(
+                  "message_received",
+                  { senderId: step.owner ? "owner-1" : "31337" },
+                  { channelId: step.owner ? "webchat" : "telegram", sessionKey: MAIN },
+                );
                 break;
               case "result":
                 live.host.fire("after_tool_call", { toolName: step.tool, params: {}, toolCallId: id, result: {} }, { sessionKey: MAIN });
                 break;
               case "spawn":
                 live.host.fire("subagent_spawned", { childSessionKey: "agent:main:subagent:k" }, { requesterSessionKey: MAIN });
-                live.host.fire("after_tool_call", { toolName: "web_fetch", params: {}, toolCallId: `${id}-c`, result: {} }, { sessionKey: "agent:main:subagent:k" });
+                live.host.fire(
+                  "after_tool_call",
+                  { toolName: "web_fetch", params: {}, toolCallId: `${id}-c`, result: {} },
+                  { sessionKey: "agent:main:subagent:k" },
+                );
                 break;
               case "child-result":
                 live.host.fire("subagent_ended", { targetSessionKey: "agent:main:subagent:k" }, {});
@@ -344,7 +427,15 @@ describe("properties", () => {
                 live = start(rawConfig, stateDir);
                 break;
               case "reset": {
-                const text = (live.host.commands.get("clawos")!.handler({ args: "trust reset", sessionKey: MAIN, senderIsOwner: step.owner, channel: "telegram", senderId: step.owner ? "owner-1" : "31337" }) as { text: string }).text;
+                const text = (
+                  live.host.commands.get("clawos")!.handler({
+                    args: "trust reset",
+                    sessionKey: MAIN,
+                    senderIsOwner: step.owner,
+                    channel: "telegram",
+                    senderId: step.owner ? "owner-1" : "31337",
+                  }) as { text: string }
+                ).text;
                 ownerAction = step.owner;
                 if (!step.owner) expect(text).toContain("Nothing changed");
                 break;

@@ -32,9 +32,13 @@ describe("report/reason: decisions in words", () => {
     expect(ruleText({ rule: "capability.denied-agent", capability: "proc:exec", agentId: "support" }, d)).toContain("capabilities.agents.support.deny");
     expect(ruleText({ rule: "subagent.denied-capability", capability: "system:admin" }, d)).toContain("subagent.denyCapabilities");
     expect(ruleText({ rule: "tool.unmanifested" }, d)).toContain("defaultAllow is false");
-    expect(ruleText({ rule: "manifest.invalid", source: "/ops/exec.json", error: "riskLevel is wrong" }, d)).toBe("the manifest for exec (/ops/exec.json) is invalid: riskLevel is wrong");
+    expect(ruleText({ rule: "manifest.invalid", source: "/ops/exec.json", error: "riskLevel is wrong" }, d)).toBe(
+      "the manifest for exec (/ops/exec.json) is invalid: riskLevel is wrong",
+    );
     expect(ruleText({ rule: "tool.name-invalid", requires: "owner" }, { ...d, requestedTool: "ex ec" })).toContain('"ex ec" is not a valid OpenClaw tool name');
-    expect(ruleText({ rule: "tool.meta-unresolved", requires: "owner" }, { ...d, via: "tool_call", unresolved: "no tool id in its parameters" })).toBe("tool_call names no tool to run (no tool id in its parameters)");
+    expect(ruleText({ rule: "tool.meta-unresolved", requires: "owner" }, { ...d, via: "tool_call", unresolved: "no tool id in its parameters" })).toBe(
+      "tool_call names no tool to run (no tool id in its parameters)",
+    );
   });
 
   it("says which input set the session's trust, with its call and time", () => {
@@ -44,7 +48,11 @@ describe("report/reason: decisions in words", () => {
 
   it("a trust-limited block names the cause and offers the protective remedies before switching the check off", () => {
     const text = blockReason(decision([{ rule: "tool.min-input-trust", requires: "owner" }], { cause: page, via: "tool_call" })) as string;
-    expect(text.startsWith("ClawOS blocked exec (called through tool_call): exec needs input trust owner, but this session is at untrusted since the result of web_fetch")).toBe(true);
+    expect(
+      text.startsWith(
+        "ClawOS blocked exec (called through tool_call): exec needs input trust owner, but this session is at untrusted since the result of web_fetch",
+      ),
+    ).toBe(true);
     const reset = text.indexOf("/clawos trust reset");
     const audit = text.indexOf('plugins.entries.clawos.config.capabilities.overrides.exec to "audit"');
     expect(reset).toBeGreaterThan(0);

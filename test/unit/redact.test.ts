@@ -10,7 +10,7 @@ describe("redaction", () => {
     ["a JWT", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnopqrstuv"],
     ["a bearer header", "Authorization: Bearer abcdefghijklmnop"],
     ["a private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"],
-    ["a long hex secret", "a".repeat(20) + "0123456789abcdef0123456789abcdef"],
+    ["a long hex secret", `${"a".repeat(20)}0123456789abcdef0123456789abcdef`],
     ["a long base64 blob", "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2"],
   ])("removes %s", (_label, text) => {
     const out = redactString(text);

@@ -21,7 +21,10 @@ describe("trace replay over the corpus (test/traces)", () => {
   it("every trace meets its expectation; the rates are what the expectations say; the closing line is exact", () => {
     const report = replayPaths([CORPUS], { manifestDirs: [MANIFESTS] });
     const t = report.total;
-    const failures = report.files.flatMap((f) => [...f.errors.map((e) => `${e.file}:${e.line} ${e.field}`), ...f.outcomes.filter((o) => !o.passed).map((o) => `${o.trace.id}: ${o.why}`)]);
+    const failures = report.files.flatMap((f) => [
+      ...f.errors.map((e) => `${e.file}:${e.line} ${e.field}`),
+      ...f.outcomes.filter((o) => !o.passed).map((o) => `${o.trace.id}: ${o.why}`),
+    ]);
     expect(failures).toEqual([]);
     expect(t.failed).toBe(0);
     expect(t.passed).toBe(t.traces);
@@ -46,7 +49,8 @@ describe("trace replay over the corpus (test/traces)", () => {
     const files = [join(CORPUS, "attacks-laundering.jsonl"), join(CORPUS, "benign-research.jsonl")];
     const enforce = replayPaths(files, { manifestDirs: [MANIFESTS] });
     const audit = replayPaths(files, { manifestDirs: [MANIFESTS], config: { capabilities: { mode: "audit" } } });
-    const effects = (r: typeof enforce) => r.files.flatMap((f) => f.outcomes.flatMap((o) => o.calls.map((c) => `${o.trace.id} ${c.step} ${c.effect === "would-block" ? "block" : c.effect}`)));
+    const effects = (r: typeof enforce) =>
+      r.files.flatMap((f) => f.outcomes.flatMap((o) => o.calls.map((c) => `${o.trace.id} ${c.step} ${c.effect === "would-block" ? "block" : c.effect}`)));
     expect(effects(audit)).toEqual(effects(enforce));
     expect(audit.files.flatMap((f) => f.outcomes.flatMap((o) => o.calls)).some((c) => c.effect === "would-block")).toBe(true);
     expect(audit.total.failed).toBe(0);
@@ -64,7 +68,15 @@ describe("trace replay mechanics", () => {
         calls: [
           { tool: "write", args: { path: "notes.md" } },
           { tool: "tool_call", args: { id: "openclaw:core:web_fetch", args: { url: "https://x.example" } } },
-          { tool: "exec", toolKind: "code_mode_exec", args: { code: "..." }, inner: [{ tool: "read", args: {} }, { tool: "exec", args: {} }] },
+          {
+            tool: "exec",
+            toolKind: "code_mode_exec",
+            args: { code: "..." },
+            inner: [
+              { tool: "read", args: {} },
+              { tool: "exec", args: {} },
+            ],
+          },
           { restart: true },
           { tool: "sessions_spawn", args: { task: "t" }, child: "c1" },
           { tool: "write", args: {}, session: "c1" },
@@ -93,16 +105,34 @@ describe("trace replay mechanics", () => {
   it("result_trust lowers the session out of band; a non-owner message lowers it at the next call", () => {
     const manifest = { tool: "kb__get", capabilities: ["fs:read"], riskLevel: "low", minInputTrust: "untrusted", outputTrust: "owner", description: "kb" };
     const withFact = replayTrace(
-      one({ id: "rt", kind: "attack", requester: { owner: true }, config: { manifests: [manifest] }, calls: [{ tool: "kb__get", result_trust: "community" }, { tool: "message", injected: true }] }),
+      one({
+        id: "rt",
+        kind: "attack",
+        requester: { owner: true },
+        config: { manifests: [manifest] },
+        calls: [
+          { tool: "kb__get", result_trust: "community" },
+          { tool: "message", injected: true },
+        ],
+      }),
     );
     expect(withFact.calls[1]).toMatchObject({ effect: "block", inputTrust: "community" });
-    const msg = replayTrace(one({ id: "m", kind: "attack", requester: { owner: true }, calls: [{ message: { channel: "telegram", senderId: "9" } }, { tool: "write", injected: true }] }));
+    const msg = replayTrace(
+      one({
+        id: "m",
+        kind: "attack",
+        requester: { owner: true },
+        calls: [{ message: { channel: "telegram", senderId: "9" } }, { tool: "write", injected: true }],
+      }),
+    );
     expect(msg.calls[0]).toMatchObject({ effect: "block", inputTrust: "community" });
     expect(msg.passed).toBe(true);
   });
 
   it("judges expectations: a limitation that starts being blocked fails, so the corpus gets updated", () => {
-    const outcome = replayTrace(one({ id: "l", kind: "attack", expect: "allowed", requester: { channel: "x", senderId: "1" }, calls: [{ tool: "exec", injected: true }] }));
+    const outcome = replayTrace(
+      one({ id: "l", kind: "attack", expect: "allowed", requester: { channel: "x", senderId: "1" }, calls: [{ tool: "exec", injected: true }] }),
+    );
     expect(outcome.injectedAllStopped).toBe(true);
     expect(outcome.passed).toBe(false);
     expect(outcome.why).toContain("known limitation fixed?");
@@ -158,7 +188,10 @@ describe("trace format errors", () => {
   it("the CLI exits 0 on a passing file, prints every decision with --verbose, and 2 on a usage error", () => {
     const dir = mkdtempSync(join(tmpdir(), "clawos-replay-test-"));
     const file = join(dir, "ok.jsonl");
-    writeFileSync(file, `${lines[0]}\n${JSON.stringify({ id: "a", kind: "attack", requester: { owner: true }, calls: [{ tool: "web_search" }, { tool: "exec", injected: true }] })}\n`);
+    writeFileSync(
+      file,
+      `${lines[0]}\n${JSON.stringify({ id: "a", kind: "attack", requester: { owner: true }, calls: [{ tool: "web_search" }, { tool: "exec", injected: true }] })}\n`,
+    );
     const cli = spawnSync(process.execPath, ["scripts/replay.ts", file, "--verbose"], { encoding: "utf8" });
     expect(cli.status).toBe(0);
     expect(cli.stdout).toContain("calls[1] exec (injected): block at untrusted [tool.min-input-trust, capability.floor]");

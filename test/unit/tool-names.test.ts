@@ -19,7 +19,12 @@ describe("tool names", () => {
   });
 
   it("resolves tool_call to the inner tool and Code Mode exec to its own name", () => {
-    expect(resolveTool("tool_call", { id: "openclaw:core:exec", args: { command: "id" } })).toEqual({ requested: "tool_call", name: "exec", via: "tool_call", validName: true });
+    expect(resolveTool("tool_call", { id: "openclaw:core:exec", args: { command: "id" } })).toEqual({
+      requested: "tool_call",
+      name: "exec",
+      via: "tool_call",
+      validName: true,
+    });
     expect(resolveTool("TOOL_CALL", { name: "Message" })).toMatchObject({ name: "message", via: "tool_call" });
     expect(resolveTool("tool_call", { args: {} })).toMatchObject({ name: "tool_call", unresolved: "no tool id in its parameters" });
     expect(resolveTool("exec", { code: "1" }, "code_mode_exec")).toMatchObject({ name: "code_mode_exec" });

@@ -19,7 +19,10 @@ async function writer(): Promise<void> {
   const sessions = Array.from({ length: 1000 }, (_, i) => `agent:main:a${i}`);
   // A tenth of the sessions are tainted so that blocks (with reasons and taint in the record) are in the mix.
   for (let i = 0; i < sessions.length; i += 10) {
-    afterToolCall({ toolName: "web_fetch", params: { url: "https://example.com" }, toolCallId: `t${i}`, result: {} }, callCtx(sessions[i], "web_fetch", `t${i}`));
+    afterToolCall(
+      { toolName: "web_fetch", params: { url: "https://example.com" }, toolCallId: `t${i}`, result: {} },
+      callCtx(sessions[i], "web_fetch", `t${i}`),
+    );
   }
   await tick();
   const engine = host.runtime.engine;

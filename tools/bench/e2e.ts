@@ -21,7 +21,11 @@ const TURNS = Number(args.turns ?? 5);
 const CALLS = Number(args.calls ?? 50);
 
 type Variant = { name: string; plugin?: { mode: "audit" | "enforce" } };
-const variants: Variant[] = [{ name: "plugin absent" }, { name: "ClawOS audit", plugin: { mode: "audit" } }, { name: "ClawOS enforce", plugin: { mode: "enforce" } }];
+const variants: Variant[] = [
+  { name: "plugin absent" },
+  { name: "ClawOS audit", plugin: { mode: "audit" } },
+  { name: "ClawOS enforce", plugin: { mode: "enforce" } },
+];
 
 /** One scripted turn: CALLS replies with one read each, then a final text; stamps each model request. */
 function scriptTurn(model: ScriptedModel, marker: string, stamps: number[]) {
@@ -104,7 +108,15 @@ console.log(
     ["variant", "turn p50 ms", "turn min ms", "turn max ms", "added per tool call (p50 vs absent) ms", "run-to-run spread per tool call ms", "plugin errors"],
     results.map((r) => {
       const s = summarize(r.inGateway);
-      return [r.name, fmt(s.p50), fmt(Math.min(...r.inGateway)), fmt(s.max), r === results[0] ? "-" : fmt((s.p50 - base.p50) / CALLS, 3), fmt(spread(r.inGateway), 3), r.pluginErrors];
+      return [
+        r.name,
+        fmt(s.p50),
+        fmt(Math.min(...r.inGateway)),
+        fmt(s.max),
+        r === results[0] ? "-" : fmt((s.p50 - base.p50) / CALLS, 3),
+        fmt(spread(r.inGateway), 3),
+        r.pluginErrors,
+      ];
     }),
   ),
 );

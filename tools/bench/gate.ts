@@ -69,7 +69,11 @@ const scenarios: Array<{ name: string; make: Make }> = [
     make: () => {
       const key = clean[rand(clean.length)];
       const id = nextId();
-      return { event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" }, ctx: callCtx(key, "read", id), expectBlock: false };
+      return {
+        event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" },
+        ctx: callCtx(key, "read", id),
+        expectBlock: false,
+      };
     },
   },
   {
@@ -85,7 +89,11 @@ const scenarios: Array<{ name: string; make: Make }> = [
     make: () => {
       const key = subagents[rand(subagents.length)];
       const id = nextId();
-      return { event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" }, ctx: callCtx(key, "read", id), expectBlock: false };
+      return {
+        event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" },
+        ctx: callCtx(key, "read", id),
+        expectBlock: false,
+      };
     },
   },
   {
@@ -93,7 +101,11 @@ const scenarios: Array<{ name: string; make: Make }> = [
     make: () => {
       const key = clean[rand(clean.length)];
       const id = nextId();
-      return { event: { toolName: "acme_crm_lookup", params: { q: "order 42" }, toolCallId: id, runId: "run-1" }, ctx: callCtx(key, "acme_crm_lookup", id), expectBlock: false };
+      return {
+        event: { toolName: "acme_crm_lookup", params: { q: "order 42" }, toolCallId: id, runId: "run-1" },
+        ctx: callCtx(key, "acme_crm_lookup", id),
+        expectBlock: false,
+      };
     },
   },
   {
@@ -111,7 +123,11 @@ const scenarios: Array<{ name: string; make: Make }> = [
     make: (i) => {
       const [outer, key] = outerIds[i].split("|");
       const id = `tool_search_code:${outer}:read:1`;
-      return { event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" }, ctx: callCtx(key, "read", id), expectBlock: false };
+      return {
+        event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" },
+        ctx: callCtx(key, "read", id),
+        expectBlock: false,
+      };
     },
   },
 ];

@@ -23,7 +23,10 @@ async function sessions(): Promise<void> {
   const host = await startHost(config);
   // Warm the code paths once so that compiled code is in the baseline, not in the delta.
   for (let j = 0; j < sources; j++) {
-    host.afterToolCall({ toolName: TOOLS[j % TOOLS.length], params: {}, toolCallId: `w${j}`, result: {} }, callCtx("agent:main:warm", TOOLS[j % TOOLS.length], `w${j}`));
+    host.afterToolCall(
+      { toolName: TOOLS[j % TOOLS.length], params: {}, toolCallId: `w${j}`, result: {} },
+      callCtx("agent:main:warm", TOOLS[j % TOOLS.length], `w${j}`),
+    );
   }
   const base = await heap();
   const started = performance.now();
@@ -107,7 +110,12 @@ async function soak(): Promise<void> {
   const half = samples.slice(Math.floor(samples.length / 2));
   const mt = half.reduce((a, s) => a + s.t, 0) / half.length;
   const mh = half.reduce((a, s) => a + s.heapMB, 0) / half.length;
-  const slope = half.reduce((a, s) => a + (s.t - mt) * (s.heapMB - mh), 0) / Math.max(1e-9, half.reduce((a, s) => a + (s.t - mt) ** 2, 0));
+  const slope =
+    half.reduce((a, s) => a + (s.t - mt) * (s.heapMB - mh), 0) /
+    Math.max(
+      1e-9,
+      half.reduce((a, s) => a + (s.t - mt) ** 2, 0),
+    );
   const avg = (xs: typeof samples) => xs.reduce((a, s) => a + s.heapMB, 0) / Math.max(1, xs.length);
   const q = Math.floor(half.length / 2);
   emit({

@@ -22,10 +22,12 @@ const openclawDir = sdkEntry.slice(0, sdkEntry.lastIndexOf("/dist/"));
 
 // 1. What the extension registers.
 const registered: Record<string, number> = {};
-const count = (name: string) => (...rest: unknown[]) => {
-  void rest;
-  registered[name] = (registered[name] ?? 0) + 1;
-};
+const count =
+  (name: string) =>
+  (...rest: unknown[]) => {
+    void rest;
+    registered[name] = (registered[name] ?? 0) + 1;
+  };
 const api = new Proxy(
   { id: "policy", pluginConfig: {}, logger: { info() {}, warn() {}, error() {}, debug() {} }, registrationMode: "full" } as Record<string, unknown>,
   { get: (target, key) => (key in target ? target[key as string] : typeof key === "string" ? count(key) : undefined) },
@@ -59,4 +61,11 @@ for (let i = 0; i < calls; i++) {
   samples[i] = Number(process.hrtime.bigint() - t0) / 1000;
 }
 await rm(dir, { recursive: true, force: true });
-emit({ registered, registersTrustedToolPolicy: (registered.registerTrustedToolPolicy ?? 0) > 0, hooks: registered.on ?? 0, calls, allowed, ...summarize(samples) });
+emit({
+  registered,
+  registersTrustedToolPolicy: (registered.registerTrustedToolPolicy ?? 0) > 0,
+  hooks: registered.on ?? 0,
+  calls,
+  allowed,
+  ...summarize(samples),
+});

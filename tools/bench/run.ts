@@ -21,7 +21,11 @@ const log = (s = "") => process.stdout.write(`${s}\n`);
 const step = (s: string) => process.stderr.write(`... ${s}\n`);
 
 log(`# ClawOS decision-path benchmark`);
-log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), load average at start ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+log(
+  `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), load average at start ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
 out.machine = { node: process.version, cpus: cpus().length, model: cpus()[0]?.model, loadStart: loadavg() };
 log();
 
@@ -36,13 +40,29 @@ if (sections.has("gate")) {
   log(
     table(
       ["scenario", "sessions", "p50 us", "p99 us", "max us", "calls/s (gate)", "calls/s (with audit drain)", "wrong"],
-      r.rows.map((x: any) => [x.scenario, x.sessions.toLocaleString("en-US"), fmt(x.p50), fmt(x.p99), fmt(x.max, 0), fmt(x.perSec), fmt(x.sustainedPerSec), x.wrong]),
+      r.rows.map((x: any) => [
+        x.scenario,
+        x.sessions.toLocaleString("en-US"),
+        fmt(x.p50),
+        fmt(x.p99),
+        fmt(x.max, 0),
+        fmt(x.perSec),
+        fmt(x.sustainedPerSec),
+        x.wrong,
+      ]),
     ),
   );
   log();
   log(`One allowed call and then its audit drain in the next event-loop turn (what a tool call costs the gateway's loop):`);
-  log(table(["sessions", "p50 us", "p99 us", "max us"], r.drainRows.map((x: any) => [x.sessions.toLocaleString("en-US"), fmt(x.p50), fmt(x.p99), fmt(x.max, 0)])));
-  log(`Decisions made ${r.decisions.toLocaleString("en-US")}, audit lines written ${r.auditWritten.toLocaleString("en-US")} (includes trust changes), write errors ${r.auditErrors}.`);
+  log(
+    table(
+      ["sessions", "p50 us", "p99 us", "max us"],
+      r.drainRows.map((x: any) => [x.sessions.toLocaleString("en-US"), fmt(x.p50), fmt(x.p99), fmt(x.max, 0)]),
+    ),
+  );
+  log(
+    `Decisions made ${r.decisions.toLocaleString("en-US")}, audit lines written ${r.auditWritten.toLocaleString("en-US")} (includes trust changes), write errors ${r.auditErrors}.`,
+  );
   log();
   allowed100k = r.rows.find((x: any) => x.sessions === 100000 && x.scenario.startsWith("allowed"))?.p50;
 }
@@ -52,9 +72,16 @@ if (sections.has("observe")) {
   const r = await runChild(here("./observe.ts"), ["--iterations", "20000"]);
   out.observe = r;
   log(`## 2. Result observation, 1 KB vs 1 MB tool result`);
-  log(table(["handler", "result", "p50 us", "p99 us", "max us"], r.rows.map((x: any) => [x.handler, x.size, fmt(x.p50), fmt(x.p99), fmt(x.max, 0)])));
+  log(
+    table(
+      ["handler", "result", "p50 us", "p99 us", "max us"],
+      r.rows.map((x: any) => [x.handler, x.size, fmt(x.p50), fmt(x.p99), fmt(x.max, 0)]),
+    ),
+  );
   const p = (h: string, s: string) => r.rows.find((x: any) => x.handler === h && x.size === s)?.p50;
-  log(`1 MB / 1 KB p50: after_tool_call ${fmt(p("after_tool_call", "1 MB") / p("after_tool_call", "1 KB"))}x, tool_result_persist ${fmt(p("tool_result_persist", "1 MB") / p("tool_result_persist", "1 KB"))}x.`);
+  log(
+    `1 MB / 1 KB p50: after_tool_call ${fmt(p("after_tool_call", "1 MB") / p("after_tool_call", "1 KB"))}x, tool_result_persist ${fmt(p("tool_result_persist", "1 MB") / p("tool_result_persist", "1 KB"))}x.`,
+  );
   log();
 }
 
@@ -66,7 +93,16 @@ if (sections.has("memory")) {
   log(
     table(
       ["sessions", "sources each (kept)", "heap before MB", "heap after MB", "sessions' share MB", "bytes/session"],
-      [[r.sessions.toLocaleString("en-US"), `${r.sourcesPerSession} (${r.kept}: maxSourcesPerSession ${r.maxSourcesPerSession} + lowering)`, fmt(r.baseMB), fmt(r.afterMB), fmt(r.deltaMB), fmt(r.bytesPerSession, 0)]],
+      [
+        [
+          r.sessions.toLocaleString("en-US"),
+          `${r.sourcesPerSession} (${r.kept}: maxSourcesPerSession ${r.maxSourcesPerSession} + lowering)`,
+          fmt(r.baseMB),
+          fmt(r.afterMB),
+          fmt(r.deltaMB),
+          fmt(r.bytesPerSession, 0),
+        ],
+      ],
     ),
   );
   log();
@@ -77,9 +113,18 @@ if (sections.has("soak")) {
   step(`soak: ${seconds} s of random sessions`);
   const r = await runChild(here("./memory.ts"), ["--mode", "soak", "--soak-seconds", seconds], ["--expose-gc"]);
   out.soak = r;
-  log(`Soak: filled to maxSessions ${r.maxSessions.toLocaleString("en-US")} (${fmt(r.fillSeconds, 1)} s), then ${seconds} s, ${r.ops.toLocaleString("en-US")} calls over ${r.keySpace.toLocaleString("en-US")} random session keys (a quarter followed by an untrusted result), heap after GC:`);
-  log(table(["t s", "heap MB", "live sessions", "calls"], r.samples.map((s: any) => [fmt(s.t, 1), fmt(s.heapMB), s.sessions.toLocaleString("en-US"), s.ops.toLocaleString("en-US")])));
-  log(`Second half of the run: third quarter ${fmt(r.thirdQuarterMB)} MB, last quarter ${fmt(r.lastQuarterMB)} MB, trend ${fmt(r.slopeMBPerMin)} MB/min; max ${fmt(r.maxMB)} MB (the first half includes sessions growing to their steady size).`);
+  log(
+    `Soak: filled to maxSessions ${r.maxSessions.toLocaleString("en-US")} (${fmt(r.fillSeconds, 1)} s), then ${seconds} s, ${r.ops.toLocaleString("en-US")} calls over ${r.keySpace.toLocaleString("en-US")} random session keys (a quarter followed by an untrusted result), heap after GC:`,
+  );
+  log(
+    table(
+      ["t s", "heap MB", "live sessions", "calls"],
+      r.samples.map((s: any) => [fmt(s.t, 1), fmt(s.heapMB), s.sessions.toLocaleString("en-US"), s.ops.toLocaleString("en-US")]),
+    ),
+  );
+  log(
+    `Second half of the run: third quarter ${fmt(r.thirdQuarterMB)} MB, last quarter ${fmt(r.lastQuarterMB)} MB, trend ${fmt(r.slopeMBPerMin)} MB/min; max ${fmt(r.maxMB)} MB (the first half includes sessions growing to their steady size).`,
+  );
   log();
 }
 
@@ -91,8 +136,28 @@ if (sections.has("audit")) {
   log(`## 4. Audit log`);
   log(
     table(
-      ["decisions made", "decision lines", "trust-change lines", "unparseable", "lost", "queued at exit (written by exit flush)", "decisions/s written", "file MB"],
-      [[r.decisions.toLocaleString("en-US"), r.linesDecision.toLocaleString("en-US"), r.linesTrust.toLocaleString("en-US"), r.unparseable, r.lost, r.queuedAtExit, fmt(r.decisionsPerSec), fmt(r.fileBytes / 2 ** 20)]],
+      [
+        "decisions made",
+        "decision lines",
+        "trust-change lines",
+        "unparseable",
+        "lost",
+        "queued at exit (written by exit flush)",
+        "decisions/s written",
+        "file MB",
+      ],
+      [
+        [
+          r.decisions.toLocaleString("en-US"),
+          r.linesDecision.toLocaleString("en-US"),
+          r.linesTrust.toLocaleString("en-US"),
+          r.unparseable,
+          r.lost,
+          r.queuedAtExit,
+          fmt(r.decisionsPerSec),
+          fmt(r.fileBytes / 2 ** 20),
+        ],
+      ],
     ),
   );
   log();
@@ -125,5 +190,9 @@ if (sections.has("peers")) {
 }
 
 out.machine = { ...(out.machine as object), loadEnd: loadavg() };
-log(`load average at end ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+log(
+  `load average at end ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
 if (args.json) writeFileSync(args.json, JSON.stringify(out, null, 2));

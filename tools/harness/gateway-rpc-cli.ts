@@ -23,5 +23,5 @@ const result = await callGateway({
   clientName: "cli",
   timeoutMs: Number(timeout),
 });
-process.stdout.write(JSON.stringify(result ?? null) + "\n");
+process.stdout.write(`${JSON.stringify(result ?? null)}\n`);
 process.exit(0);

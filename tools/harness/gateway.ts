@@ -70,7 +70,10 @@ export type OpenClawEnv = {
   /** `openclaw agent --local ...` (embedded; refuses while the gateway runs on this state dir). */
   agentLocal: (opts: AgentTurnOptions) => Promise<{ result: CliResult; json: unknown }>;
   /** `openclaw agent exec "..." --model <scripted> --json` (headless one-shot). */
-  agentExec: (message: string, opts?: { stateDir?: string; cwd?: string; timeoutMs?: number; extraArgs?: string[] }) => Promise<{ result: CliResult; json: unknown }>;
+  agentExec: (
+    message: string,
+    opts?: { stateDir?: string; cwd?: string; timeoutMs?: number; extraArgs?: string[] },
+  ) => Promise<{ result: CliResult; json: unknown }>;
   /** `openclaw gateway call <method> --params <json> --json`. */
   gatewayCall: (method: string, params: JsonObject, opts?: { timeoutMs?: number }) => Promise<unknown>;
   /**
@@ -82,7 +85,13 @@ export type OpenClawEnv = {
    * chat.send, then polls chat.history until an assistant reply newer than the send appears.
    * `scopes` switches from `gateway call` (operator.write) to gatewayRpc with those scopes.
    */
-  chatSend: (opts: { sessionKey: string; message: string; waitForReply?: boolean; timeoutMs?: number; scopes?: string[] }) => Promise<{ sent: unknown; reply?: ChatHistoryMessage; history: ChatHistoryMessage[] }>;
+  chatSend: (opts: {
+    sessionKey: string;
+    message: string;
+    waitForReply?: boolean;
+    timeoutMs?: number;
+    scopes?: string[];
+  }) => Promise<{ sent: unknown; reply?: ChatHistoryMessage; history: ChatHistoryMessage[] }>;
   chatHistory: (sessionKey: string, limit?: number) => Promise<ChatHistoryMessage[]>;
 
   readLog: () => string;
@@ -213,7 +222,10 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
       await stopProcess(child);
       throw error;
     });
-    const pluginIds = (ready[2] ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    const pluginIds = (ready[2] ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     const result = { readyMs: Date.now() - started, pluginCount: Number(ready[1]), pluginIds };
     const missing = (opts.expectPlugins ?? []).filter((id) => !pluginIds.includes(id));
     if (missing.length > 0) {
@@ -272,9 +284,7 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
     let history: ChatHistoryMessage[] = [];
     while (Date.now() < deadline) {
       history = await chatHistory(sessionKey);
-      const reply = [...history]
-        .reverse()
-        .find((m) => m.role === "assistant" && (m.timestamp ?? 0) >= sentAt && messageTextOf(m).trim() !== "");
+      const reply = [...history].reverse().find((m) => m.role === "assistant" && (m.timestamp ?? 0) >= sentAt && messageTextOf(m).trim() !== "");
       if (reply) return { sent, reply, history };
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -289,7 +299,9 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
       .map((line) => {
         try {
           const j = JSON.parse(line);
-          const parts = Object.keys(j).filter((k) => /^\d+$/.test(k)).map((k) => (typeof j[k] === "string" ? j[k] : JSON.stringify(j[k])));
+          const parts = Object.keys(j)
+            .filter((k) => /^\d+$/.test(k))
+            .map((k) => (typeof j[k] === "string" ? j[k] : JSON.stringify(j[k])));
           return { level: j._meta?.logLevelName ?? "", message: parts.join(" "), time: j.time };
         } catch {
           return { level: "", message: line };
@@ -299,7 +311,12 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
 
   const pluginErrors = (pluginIds?: string[]) =>
     logEntries()
-      .filter((e) => e.level === "ERROR" || e.level === "FATAL" || (e.level === "WARN" && /plugin/i.test(e.message) && /(fail|error|invalid|reject|could not|cannot)/i.test(e.message)))
+      .filter(
+        (e) =>
+          e.level === "ERROR" ||
+          e.level === "FATAL" ||
+          (e.level === "WARN" && /plugin/i.test(e.message) && /(fail|error|invalid|reject|could not|cannot)/i.test(e.message)),
+      )
       .map((e) => e.message)
       .filter((m) => !pluginIds || pluginIds.some((id) => m.includes(id)));
 
@@ -334,7 +351,16 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
     agentLocal: ({ sessionKey, message, agent = "main", timeoutMs = 180_000, extraArgs = [] }) =>
       cliJson(["agent", "--local", "--agent", agent, "--session-key", sessionKey, "--message", message, "--json", ...extraArgs], timeoutMs),
     agentExec: async (message, opts = {}) => {
-      const args = ["agent", "exec", message, "--model", modelRef, "--json", ...(opts.stateDir ? ["--state-dir", opts.stateDir] : []), ...(opts.extraArgs ?? [])];
+      const args = [
+        "agent",
+        "exec",
+        message,
+        "--model",
+        modelRef,
+        "--json",
+        ...(opts.stateDir ? ["--state-dir", opts.stateDir] : []),
+        ...(opts.extraArgs ?? []),
+      ];
       return cliJson(args, opts.timeoutMs ?? 180_000, opts.cwd);
     },
     gatewayCall,

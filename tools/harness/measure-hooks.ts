@@ -56,7 +56,9 @@ async function scenario(name: string, env: OpenClawEnv | undefined, model: Scrip
   };
   results[name] = record;
   writeFileSync(join(outDir, "measurements.json"), JSON.stringify(results, null, 2));
-  console.log(`## ${name}: ${record.durationMs} ms${error ? ` ERROR ${error.split("\n")[0]}` : ""}; hooks: ${record.probe.map((p) => p.hook + (p.event?.toolName ? `(${p.event.toolName})` : "")).join(", ")}`);
+  console.log(
+    `## ${name}: ${record.durationMs} ms${error ? ` ERROR ${error.split("\n")[0]}` : ""}; hooks: ${record.probe.map((p) => p.hook + (p.event?.toolName ? `(${p.event.toolName})` : "")).join(", ")}`,
+  );
   void env;
 }
 
@@ -76,37 +78,61 @@ try {
   console.log("gateway ready", ready);
 
   await scenario("agentTurn_exec_direct", env, model, async () => {
-    model.script({ label: "direct", when: { lastUserIncludes: "M-DIRECT" }, replies: [{ toolCalls: [{ name: "exec", arguments: { command: touch("direct") } }] }, { text: "ok direct" }] });
+    model.script({
+      label: "direct",
+      when: { lastUserIncludes: "M-DIRECT" },
+      replies: [{ toolCalls: [{ name: "exec", arguments: { command: touch("direct") } }] }, { text: "ok direct" }],
+    });
     const r = await env.agentTurn({ sessionKey: "agent:main:m-direct", message: "M-DIRECT run it" });
     return { code: r.result.code, ms: r.result.durationMs, toolResults: env.toolResults({ sessionKey: "agent:main:m-direct" }) };
   });
 
   await scenario("agentTurn_exec_blocked", env, model, async () => {
-    model.script({ label: "blocked", when: { lastUserIncludes: "M-BLOCK" }, replies: [{ toolCalls: [{ name: "exec", arguments: { command: "echo BLOCKME" } }] }, { text: "ok blocked" }] });
+    model.script({
+      label: "blocked",
+      when: { lastUserIncludes: "M-BLOCK" },
+      replies: [{ toolCalls: [{ name: "exec", arguments: { command: "echo BLOCKME" } }] }, { text: "ok blocked" }],
+    });
     const r = await env.agentTurn({ sessionKey: "agent:main:m-block", message: "M-BLOCK run it" });
     return { code: r.result.code, toolResults: env.toolResults({ sessionKey: "agent:main:m-block" }) };
   });
 
   await scenario("agentTurn_exec_via_tool_call", env, model, async () => {
-    model.script({ label: "tc", when: { lastUserIncludes: "M-TC" }, replies: [{ toolCalls: [{ name: "tool_call", arguments: { id: "exec", args: { command: touch("via-tool-call") } } }] }, { text: "ok tc" }] });
+    model.script({
+      label: "tc",
+      when: { lastUserIncludes: "M-TC" },
+      replies: [{ toolCalls: [{ name: "tool_call", arguments: { id: "exec", args: { command: touch("via-tool-call") } } }] }, { text: "ok tc" }],
+    });
     const r = await env.agentTurn({ sessionKey: "agent:main:m-tc", message: "M-TC run it" });
     return { code: r.result.code, toolResults: env.toolResults({ sessionKey: "agent:main:m-tc" }) };
   });
 
   await scenario("agentTurn_exec_via_tool_call_blocked", env, model, async () => {
-    model.script({ label: "tcb", when: { lastUserIncludes: "M-TCB" }, replies: [{ toolCalls: [{ name: "tool_call", arguments: { id: "exec", args: { command: "echo BLOCKME" } } }] }, { text: "ok tcb" }] });
+    model.script({
+      label: "tcb",
+      when: { lastUserIncludes: "M-TCB" },
+      replies: [{ toolCalls: [{ name: "tool_call", arguments: { id: "exec", args: { command: "echo BLOCKME" } } }] }, { text: "ok tcb" }],
+    });
     const r = await env.agentTurn({ sessionKey: "agent:main:m-tcb", message: "M-TCB run it" });
     return { code: r.result.code, toolResults: env.toolResults({ sessionKey: "agent:main:m-tcb" }) };
   });
 
   await scenario("agentTurn_plugin_tool_via_tool_call", env, model, async () => {
-    model.script({ label: "fetch", when: { lastUserIncludes: "M-FETCH" }, replies: [{ toolCalls: [{ name: "tool_call", arguments: { id: "fetch_page", args: { url: "http://example.invalid/" } } }] }, { text: "ok fetch" }] });
+    model.script({
+      label: "fetch",
+      when: { lastUserIncludes: "M-FETCH" },
+      replies: [{ toolCalls: [{ name: "tool_call", arguments: { id: "fetch_page", args: { url: "http://example.invalid/" } } }] }, { text: "ok fetch" }],
+    });
     const r = await env.agentTurn({ sessionKey: "agent:main:m-fetch", message: "M-FETCH read the page" });
     return { code: r.result.code, toolResults: env.toolResults({ sessionKey: "agent:main:m-fetch" }) };
   });
 
   await scenario("chatSend_exec", env, model, async () => {
-    model.script({ label: "chat", when: { lastUserIncludes: "M-CHAT" }, replies: [{ toolCalls: [{ name: "exec", arguments: { command: touch("chat") } }] }, { text: "ok chat" }] });
+    model.script({
+      label: "chat",
+      when: { lastUserIncludes: "M-CHAT" },
+      replies: [{ toolCalls: [{ name: "exec", arguments: { command: touch("chat") } }] }, { text: "ok chat" }],
+    });
     const r = await env.chatSend({ sessionKey: "agent:main:m-chat", message: "M-CHAT run it" });
     return { sent: r.sent, reply: r.reply, toolResults: env.toolResults({ sessionKey: "agent:main:m-chat" }) };
   });
@@ -123,7 +149,11 @@ try {
   });
 
   await scenario("chatSend_admin_exec", env, model, async () => {
-    model.script({ label: "chat-admin", when: { lastUserIncludes: "M-ADMIN" }, replies: [{ toolCalls: [{ name: "exec", arguments: { command: "echo admin" } }] }, { text: "ok admin" }] });
+    model.script({
+      label: "chat-admin",
+      when: { lastUserIncludes: "M-ADMIN" },
+      replies: [{ toolCalls: [{ name: "exec", arguments: { command: "echo admin" } }] }, { text: "ok admin" }],
+    });
     const r = await env.chatSend({ sessionKey: "agent:main:m-chat", message: "M-ADMIN run it", scopes: ADMIN });
     return { reply: r.reply };
   });
@@ -151,9 +181,16 @@ try {
       {
         label: "parent-spawn",
         when: { lastUserIncludes: "M-PARENT" },
-        replies: [{ toolCalls: [{ name: "tool_call", arguments: { id: "sessions_spawn", args: { task: "M-CHILD please touch a file", mode: "run" } } }] }, { text: "spawned" }],
+        replies: [
+          { toolCalls: [{ name: "tool_call", arguments: { id: "sessions_spawn", args: { task: "M-CHILD please touch a file", mode: "run" } } }] },
+          { text: "spawned" },
+        ],
       },
-      { label: "child", when: { lastUserIncludes: "M-CHILD" }, replies: [{ toolCalls: [{ name: "exec", arguments: { command: touch("child") } }] }, { text: "child finished M-CHILD-RESULT" }] },
+      {
+        label: "child",
+        when: { lastUserIncludes: "M-CHILD" },
+        replies: [{ toolCalls: [{ name: "exec", arguments: { command: touch("child") } }] }, { text: "child finished M-CHILD-RESULT" }],
+      },
     );
     const r = await env.agentTurn({ sessionKey: "agent:main:m-parent", message: "M-PARENT delegate" });
     // The child runs and announces back to the parent asynchronously.
@@ -168,7 +205,11 @@ try {
     const recs = await waitForProbe(probeFile, (rs) => rs.some((x) => x.hook === "register" && x.label === "v2"), 30_000);
     const firstV2 = recs.find((x) => x.hook === "register" && x.label === "v2");
     await new Promise((r) => setTimeout(r, 3000));
-    model.script({ label: "after-reload", when: { lastUserIncludes: "M-RELOAD" }, replies: [{ toolCalls: [{ name: "exec", arguments: { command: "echo reload" } }] }, { text: "ok reload" }] });
+    model.script({
+      label: "after-reload",
+      when: { lastUserIncludes: "M-RELOAD" },
+      replies: [{ toolCalls: [{ name: "exec", arguments: { command: "echo reload" } }] }, { text: "ok reload" }],
+    });
     await env.agentTurn({ sessionKey: "agent:main:m-reload", message: "M-RELOAD" });
     return { reloadMs: firstV2 ? firstV2.t - t0 : undefined, gatewayStillRunning: env.gatewayRunning() };
   });
@@ -181,7 +222,12 @@ try {
       label: "inner",
       when: { lastUserIncludes: "M-INNER" },
       replies: [
-        { toolCalls: [{ name: "tool_call", arguments: { id: "exec", args: { command: "echo inner" } } }, { name: "tool_call", arguments: { id: "fetch_page", args: { url: "http://example.invalid/" } } }] },
+        {
+          toolCalls: [
+            { name: "tool_call", arguments: { id: "exec", args: { command: "echo inner" } } },
+            { name: "tool_call", arguments: { id: "fetch_page", args: { url: "http://example.invalid/" } } },
+          ],
+        },
         { text: "ok inner" },
       ],
     });
@@ -208,15 +254,26 @@ try {
   results.stopMs = Date.now() - t0;
 
   await scenario("agentLocal_exec", env, model, async () => {
-    model.script({ label: "local", when: { lastUserIncludes: "M-LOCAL" }, replies: [{ toolCalls: [{ name: "exec", arguments: { command: touch("local") } }] }, { text: "ok local" }] });
+    model.script({
+      label: "local",
+      when: { lastUserIncludes: "M-LOCAL" },
+      replies: [{ toolCalls: [{ name: "exec", arguments: { command: touch("local") } }] }, { text: "ok local" }],
+    });
     const r = await env.agentLocal({ sessionKey: "agent:main:m-local", message: "M-LOCAL run it" });
-    return { code: r.result.code, ms: r.result.durationMs, stderrTail: r.result.stderr.slice(-1500), toolResults: env.toolResults({ sessionKey: "agent:main:m-local" }) };
+    return {
+      code: r.result.code,
+      ms: r.result.durationMs,
+      stderrTail: r.result.stderr.slice(-1500),
+      toolResults: env.toolResults({ sessionKey: "agent:main:m-local" }),
+    };
   });
 
   await scenario("agentExec_exec", env, model, async () => {
-    model.script(
-      { label: "agentexec", when: { lastUserIncludes: "M-EXEC1" }, replies: [{ toolCalls: [{ name: "exec", arguments: { command: touch("agent-exec") } }] }, { text: "ok exec" }] },
-    );
+    model.script({
+      label: "agentexec",
+      when: { lastUserIncludes: "M-EXEC1" },
+      replies: [{ toolCalls: [{ name: "exec", arguments: { command: touch("agent-exec") } }] }, { text: "ok exec" }],
+    });
     const r = await env.agentExec("M-EXEC1 run it", { cwd: env.workspaceDir });
     return { code: r.result.code, ms: r.result.durationMs, json: r.json, stderrTail: r.result.stderr.slice(-1500) };
   });
@@ -225,7 +282,15 @@ try {
     model.script({
       label: "agentexec2",
       when: { lastUserIncludes: "M-EXEC2" },
-      replies: [{ toolCalls: [{ name: "exec", arguments: { command: "echo BLOCKME" } }, { name: "tool_call", arguments: { id: "fetch_page", args: { url: "http://example.invalid/" } } }] }, { text: "ok exec2" }],
+      replies: [
+        {
+          toolCalls: [
+            { name: "exec", arguments: { command: "echo BLOCKME" } },
+            { name: "tool_call", arguments: { id: "fetch_page", args: { url: "http://example.invalid/" } } },
+          ],
+        },
+        { text: "ok exec2" },
+      ],
     });
     const r = await env.agentExec("M-EXEC2 run it", { cwd: env.workspaceDir });
     return { code: r.result.code, json: r.json, stderrTail: r.result.stderr.slice(-1500) };

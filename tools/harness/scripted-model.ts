@@ -86,9 +86,7 @@ export function messageText(message: ChatMessage | undefined): string {
   const { content } = message;
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
-    return content
-      .map((part) => (typeof part === "string" ? part : typeof part?.text === "string" ? part.text : ""))
-      .join("");
+    return content.map((part) => (typeof part === "string" ? part : typeof part?.text === "string" ? part.text : "")).join("");
   }
   return "";
 }
@@ -113,9 +111,7 @@ export function sessionKeyOf(body: ChatRequestBody): string | undefined {
 
 /** Tool results the model received in this request (OpenAI `role: "tool"` messages). */
 export function toolResultsIn(body: ChatRequestBody): Array<{ toolCallId: string; text: string }> {
-  return body.messages
-    .filter((m) => m.role === "tool")
-    .map((m) => ({ toolCallId: m.tool_call_id ?? "", text: messageText(m) }));
+  return body.messages.filter((m) => m.role === "tool").map((m) => ({ toolCallId: m.tool_call_id ?? "", text: messageText(m) }));
 }
 
 export function toolNamesOffered(body: ChatRequestBody): string[] {
@@ -266,7 +262,13 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       new Promise<void>((resolve, reject) => {
         if (requests.length >= count) return resolve();
         const timer = setTimeout(() => reject(new Error(`scripted model: ${requests.length}/${count} requests after ${timeoutMs} ms`)), timeoutMs);
-        waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+        waiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
       }),
     close: () =>
       new Promise<void>((resolve) => {

@@ -52,8 +52,14 @@ export function readTranscript(dbFile: string, opts: { sessionKey?: string; sess
   try {
     const where: string[] = [];
     const args: string[] = [];
-    if (opts.sessionKey) (where.push("w.session_key = ?"), args.push(opts.sessionKey));
-    if (opts.sessionId) (where.push("e.session_id = ?"), args.push(opts.sessionId));
+    if (opts.sessionKey) {
+      where.push("w.session_key = ?");
+      args.push(opts.sessionKey);
+    }
+    if (opts.sessionId) {
+      where.push("e.session_id = ?");
+      args.push(opts.sessionId);
+    }
     const sql =
       "SELECT e.session_id, w.session_key, e.seq, e.event_json, e.event_zstd FROM transcript_events e " +
       "LEFT JOIN session_windows w ON w.session_id = e.session_id" +

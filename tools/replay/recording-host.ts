@@ -52,7 +52,10 @@ export function recordingHost(options: RecordingHostOptions): RecordingHost {
     on,
     registerCommand: (command) => commands.set(command.name, command as RecordingHost["commands"] extends Map<string, infer C> ? C : never),
     ...(options.trustedPolicies !== false
-      ? { registerTrustedToolPolicy: (policy: Parameters<NonNullable<HostApi["registerTrustedToolPolicy"]>>[0]) => void policies.push(policy as unknown as RecordingHost["policies"][number]) }
+      ? {
+          registerTrustedToolPolicy: (policy: Parameters<NonNullable<HostApi["registerTrustedToolPolicy"]>>[0]) =>
+            void policies.push(policy as unknown as RecordingHost["policies"][number]),
+        }
       : {}),
   };
   const fire = (hook: string, event: unknown, ctx: unknown = {}) => (hooks.get(hook) ?? []).map((h) => h(event, ctx));

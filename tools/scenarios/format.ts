@@ -12,7 +12,7 @@ const Expect = Type.Union([Type.Literal("allow"), Type.Literal("block"), Type.Li
 });
 
 const AuditMatch = Type.Record(Type.String(), Type.Unknown(), {
-  description: "fields an audit record must have (partial match), e.g. { \"event\": \"trust.reset\" }",
+  description: 'fields an audit record must have (partial match), e.g. { "event": "trust.reset" }',
 });
 
 export interface CallSpec {
@@ -135,7 +135,9 @@ export function parseScenario(file: string): Scenario {
     if ("turn" in step) {
       if (scenario.path === "exec" && step.turn.session) throw new ScenarioFormatError(`${file}: the exec path makes its own session key; drop "session"`);
       if (scenario.path === "exec" && step.turn.expectTrust) {
-        throw new ScenarioFormatError(`${file}: agent exec deletes its session state after the run; check a trust.lowered record with "expectAudit" instead of "expectTrust"`);
+        throw new ScenarioFormatError(
+          `${file}: agent exec deletes its session state after the run; check a trust.lowered record with "expectAudit" instead of "expectTrust"`,
+        );
       }
       if (scenario.path !== "exec" && !step.turn.session) throw new ScenarioFormatError(`${file}: a turn on the ${scenario.path} path needs "session"`);
       if (step.turn.from === "non-owner" && scenario.path !== "chat") {
@@ -155,7 +157,10 @@ export function scenarioFiles(targets: string[]): string[] {
   for (const target of targets) {
     const path = resolve(target);
     if (statSync(path).isDirectory()) {
-      for (const name of readdirSync(path).filter((n) => n.endsWith(".json")).sort()) files.push(join(path, name));
+      for (const name of readdirSync(path)
+        .filter((n) => n.endsWith(".json"))
+        .sort())
+        files.push(join(path, name));
     } else files.push(path);
   }
   return files;

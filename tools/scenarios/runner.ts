@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../harness/gateway.ts";
+import type { CliResult } from "../harness/processes.ts";
 import { startScriptedModel, type ScriptedModel, type ScriptedReply, type ScriptStep } from "../harness/scripted-model.ts";
 import { REPO, stagedClawos } from "../harness/stage.ts";
 import { clawosHome } from "../../src/host/runtime.ts";
@@ -72,7 +73,10 @@ function fill(value: unknown, env: OpenClawEnv): unknown {
 }
 
 function replies(calls: CallSpec[], text: string | undefined, env: OpenClawEnv): ScriptedReply[] {
-  return [...calls.map((call) => ({ toolCalls: [{ name: call.tool, arguments: fill(call.args ?? {}, env) as Record<string, unknown> }] })), { text: text ?? "done" }];
+  return [
+    ...calls.map((call) => ({ toolCalls: [{ name: call.tool, arguments: fill(call.args ?? {}, env) as Record<string, unknown> }] })),
+    { text: text ?? "done" },
+  ];
 }
 
 function childrenOf(calls: CallSpec[]): ChildSpec[] {
@@ -80,7 +84,10 @@ function childrenOf(calls: CallSpec[]): ChildSpec[] {
 }
 
 function matches(line: AuditLine, pattern: Record<string, unknown>): boolean {
-  return Object.entries(pattern).every(([key, want]) => JSON.stringify(line[key]) === JSON.stringify(want) || (typeof want === "string" && typeof line[key] === "string" && (line[key] as string).includes(want)));
+  return Object.entries(pattern).every(
+    ([key, want]) =>
+      JSON.stringify(line[key]) === JSON.stringify(want) || (typeof want === "string" && typeof line[key] === "string" && (line[key] as string).includes(want)),
+  );
 }
 
 const APPLIED = /config hot reload applied \([^)]*plugins\.entries\.clawos/g;
@@ -167,13 +174,17 @@ class ScenarioRun {
     const text = `${turn.text} ${marker}`;
     const steps: ScriptStep[] = [{ label: `${where} turn`, when: { lastUserIncludes: marker }, replies: replies(turn.calls, turn.reply, this.env) }];
     for (const child of childrenOf(turn.calls)) {
-      steps.push({ label: `${where} child ${child.marker}`, when: { lastUserIncludes: child.marker }, replies: replies(child.calls, child.reply ?? "child done", this.env) });
+      steps.push({
+        label: `${where} child ${child.marker}`,
+        when: { lastUserIncludes: child.marker },
+        replies: replies(child.calls, child.reply ?? "child done", this.env),
+      });
     }
     this.model.script(...steps);
     const before = auditLines(this.env).length;
     const path = this.scenario.path;
     const session = turn.session ?? "";
-    let result;
+    let result: CliResult | undefined;
     if (path === "gateway") result = (await this.env.agentTurn({ sessionKey: session, message: text })).result;
     else if (path === "local") result = (await this.env.agentLocal({ sessionKey: session, message: text })).result;
     else if (path === "exec") result = (await this.env.agentExec(text)).result;
@@ -196,7 +207,9 @@ class ScenarioRun {
     for (const child of childrenOf(turn.calls)) {
       const childDecisions =
         (await poll(() => {
-          const found = auditLines(this.env).slice(before).filter((l) => l.event === "decision" && l.subagent === true);
+          const found = auditLines(this.env)
+            .slice(before)
+            .filter((l) => l.event === "decision" && l.subagent === true);
           return found.length >= child.calls.length ? found : undefined;
         }, 90_000)) ?? [];
       this.checkDecisions(child.calls, childDecisions, `${where} child ${child.marker}`);
@@ -218,13 +231,17 @@ class ScenarioRun {
     // Without any `expect` the scenario does not rely on the audit log (it may point elsewhere).
     if (!calls.some((call) => call.expect)) return;
     if (decisions.length !== calls.length) {
-      this.fail(`${where}: expected ${calls.length} decisions, ClawOS recorded ${decisions.length}: ${decisions.map((d) => `${d.tool}=${d.decision}`).join(", ") || "none"}`);
+      this.fail(
+        `${where}: expected ${calls.length} decisions, ClawOS recorded ${decisions.length}: ${decisions.map((d) => `${d.tool}=${d.decision}`).join(", ") || "none"}`,
+      );
     }
     calls.forEach((call, i) => {
       const got = decisions[i];
       if (!call.expect || !got) return;
       if (got.decision !== call.expect) {
-        this.fail(`${where}: call ${i + 1} (${call.tool}) expected ${call.expect}, got ${got.decision} (${got.tool}, trust ${got.inputTrust}${got.reason ? `: ${got.reason}` : ""})`);
+        this.fail(
+          `${where}: call ${i + 1} (${call.tool}) expected ${call.expect}, got ${got.decision} (${got.tool}, trust ${got.inputTrust}${got.reason ? `: ${got.reason}` : ""})`,
+        );
       }
     });
   }
@@ -237,7 +254,14 @@ class ScenarioRun {
     // With `contains`, the proof is the text the call writes (for files that exist anyway, like AGENTS.md).
     const done = exists && (call.contains === undefined || readFileSync(path, "utf8").includes(call.contains));
     if (done !== ran) {
-      const state = call.contains === undefined ? (exists ? "exists" : "does not exist") : done ? `contains ${JSON.stringify(call.contains)}` : `does not contain ${JSON.stringify(call.contains)}`;
+      const state =
+        call.contains === undefined
+          ? exists
+            ? "exists"
+            : "does not exist"
+          : done
+            ? `contains ${JSON.stringify(call.contains)}`
+            : `does not contain ${JSON.stringify(call.contains)}`;
       this.fail(`${where}: ${call.tool} ${ran ? "should have run" : "should not have run"}: ${call.file} ${state}`);
     }
   }
@@ -249,7 +273,13 @@ class ScenarioRun {
 
   private async checkAudit(patterns: Record<string, unknown>[], before: number, where: string): Promise<void> {
     for (const pattern of patterns) {
-      const found = await poll(() => auditLines(this.env).slice(before).find((l) => matches(l, pattern)), 10_000);
+      const found = await poll(
+        () =>
+          auditLines(this.env)
+            .slice(before)
+            .find((l) => matches(l, pattern)),
+        10_000,
+      );
       if (!found) this.fail(`${where}: no audit record matching ${JSON.stringify(pattern)}`);
     }
   }
@@ -308,7 +338,13 @@ export async function runScenarioFiles(files: string[], options: RunOptions = {}
           await env.startGateway({ expectPlugins: ["clawos", "taint-tools"] });
         } catch (error) {
           for (const scenario of group.scenarios) {
-            results.push({ name: scenario.name, file: scenario.file, passed: false, failures: [`the gateway did not start with ClawOS: ${(error as Error).message.slice(0, 2000)}`], durationMs: 0 });
+            results.push({
+              name: scenario.name,
+              file: scenario.file,
+              passed: false,
+              failures: [`the gateway did not start with ClawOS: ${(error as Error).message.slice(0, 2000)}`],
+              durationMs: 0,
+            });
             log(`FAIL ${scenario.name}: the gateway did not start with ClawOS`);
           }
           continue;
@@ -336,9 +372,17 @@ export async function runScenarioFiles(files: string[], options: RunOptions = {}
           if (errors.length) run.fail(`the gateway logged ClawOS errors: ${errors.join(" | ")}`);
         }
         model.reset();
-        const result = { name: scenario.name, file: scenario.file, passed: run.failures.length === 0, failures: run.failures, durationMs: Date.now() - started };
+        const result = {
+          name: scenario.name,
+          file: scenario.file,
+          passed: run.failures.length === 0,
+          failures: run.failures,
+          durationMs: Date.now() - started,
+        };
         results.push(result);
-        log(`${result.passed ? "PASS" : "FAIL"} ${scenario.name} (${(result.durationMs / 1000).toFixed(1)}s)${result.passed ? "" : `\n  ${run.failures.join("\n  ")}`}`);
+        log(
+          `${result.passed ? "PASS" : "FAIL"} ${scenario.name} (${(result.durationMs / 1000).toFixed(1)}s)${result.passed ? "" : `\n  ${run.failures.join("\n  ")}`}`,
+        );
       }
     } finally {
       await env.dispose();

@@ -51,7 +51,9 @@ bypassCorpus("hostile parameters", ({ config, enforceOnlyIt }) => {
     expectStopped(s, () => gate(s, "tool_call", { id: "openclaw:core:exec", args: params }));
     const id = nextId();
     expect(() => s.rec.fire("after_tool_call", { toolName: "exec", params, toolCallId: id, result: { details: params } }, ctxOf())).not.toThrow();
-    expect(() => s.rec.fire("tool_result_persist", { toolName: "exec", toolCallId: id, message: { role: "toolResult", details: params } }, ctxOf())).not.toThrow();
+    expect(() =>
+      s.rec.fire("tool_result_persist", { toolName: "exec", toolCallId: id, message: { role: "toolResult", details: params } }, ctxOf()),
+    ).not.toThrow();
     // The audit drain (serialising the records) runs on the next tick and must not throw either.
     await new Promise((r) => setImmediate(r));
     s.runtime().engine.flush();

@@ -38,7 +38,11 @@ bypassCorpus("another plugin's before_tool_call rewriting params", ({ config, en
     const id = nextId();
     expect(gate(s, "sessions_send", { sessionKey: "agent:main:scratch", message: "hi" }, ctxOf(sender, verified), id)?.block).not.toBe(true);
     // A routing plugin's before_tool_call rewrote the target; the tool ran with these params.
-    s.rec.fire("after_tool_call", { toolName: "sessions_send", params: { sessionKey: MAIN, message: "hi" }, toolCallId: id, result: { details: {} } }, ctxOf(sender, verified));
+    s.rec.fire(
+      "after_tool_call",
+      { toolName: "sessions_send", params: { sessionKey: MAIN, message: "hi" }, toolCallId: id, result: { details: {} } },
+      ctxOf(sender, verified),
+    );
     expectStopped(s, () => gate(s, "exec", { command: "id" }));
   });
 });

@@ -20,7 +20,12 @@ bypassCorpus("races in one session", ({ config, enforceOnlyIt }) => {
     expect(earlyExec?.block).not.toBe(true);
     const steps: Record<string, () => unknown> = {
       after: () => s.rec.fire("after_tool_call", { toolName: "web_fetch", params: {}, toolCallId: fetchId, result: { content: [], details: {} } }, ctxOf()),
-      persist: () => s.rec.fire("tool_result_persist", { toolName: "web_fetch", toolCallId: fetchId, message: { role: "toolResult", toolCallId: fetchId, toolName: "web_fetch", content: [], details: {} } }, ctxOf()),
+      persist: () =>
+        s.rec.fire(
+          "tool_result_persist",
+          { toolName: "web_fetch", toolCallId: fetchId, message: { role: "toolResult", toolCallId: fetchId, toolName: "web_fetch", content: [], details: {} } },
+          ctxOf(),
+        ),
       gate: () => gate(s, "exec", { command: "curl evil" }),
     };
     const audit = s.runtime().engine.audit;
@@ -35,7 +40,14 @@ bypassCorpus("races in one session", ({ config, enforceOnlyIt }) => {
     const s = setup(config);
     const ids = Array.from({ length: 20 }, () => nextId());
     await Promise.all(ids.map((id) => Promise.resolve().then(() => gate(s, "web_search", { q: id }, ctxOf(), id))));
-    await Promise.all(ids.map((id, i) => new Promise((r) => setTimeout(() => r(s.rec.fire("after_tool_call", { toolName: "web_search", params: {}, toolCallId: id, result: {} }, ctxOf())), i % 3))));
+    await Promise.all(
+      ids.map(
+        (id, i) =>
+          new Promise((r) =>
+            setTimeout(() => r(s.rec.fire("after_tool_call", { toolName: "web_search", params: {}, toolCallId: id, result: {} }, ctxOf())), i % 3),
+          ),
+      ),
+    );
     const audit = s.runtime().engine.audit;
     const before = audit.counts.wouldBlock;
     const decisions = await Promise.all(Array.from({ length: 10 }, () => Promise.resolve().then(() => gate(s, "exec", { command: "id" }))));
@@ -52,7 +64,11 @@ bypassCorpus("races in one session", ({ config, enforceOnlyIt }) => {
     gate(s, "read", {}, ctxOf(other, STRANGER));
     expect(gate(s, "web_fetch", { url: "https://evil.example" }, ctxOf(), "call_0")?.block).not.toBe(true);
     gate(s, "exec", { command: "id" }, ctxOf(other, STRANGER), "call_0"); // blocked (or would-block) in the other session
-    s.rec.fire("after_tool_call", { toolName: "web_fetch", params: {}, toolCallId: "call_0", result: { content: [{ type: "text", text: "run curl" }], details: {} } }, ctxOf());
+    s.rec.fire(
+      "after_tool_call",
+      { toolName: "web_fetch", params: {}, toolCallId: "call_0", result: { content: [{ type: "text", text: "run curl" }], details: {} } },
+      ctxOf(),
+    );
     expectStopped(s, () => gate(s, "exec", { command: "curl evil" }));
   });
 });

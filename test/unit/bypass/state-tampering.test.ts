@@ -42,8 +42,17 @@ bypassCorpus("restarts and state files", ({ config, enforceOnlyIt }) => {
     ["not JSON", (file) => writeFileSync(file, "\u0000\u0001garbage")],
     ["wrong version", (file) => writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), v: 2 }))],
     ["unknown trust level", (file) => writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), trust: "root" }))],
-    ["another session's record copied over it", (file) => writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), key: "agent:main:other", trust: "owner" }))],
-    ["replaced by a directory", (file) => (rmSync(file), mkdirSync(file))],
+    [
+      "another session's record copied over it",
+      (file) => writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), key: "agent:main:other", trust: "owner" })),
+    ],
+    [
+      "replaced by a directory",
+      (file) => {
+        rmSync(file);
+        mkdirSync(file);
+      },
+    ],
   ];
   it.each(corruptions)("a state file that is %s after a restart fails closed", (_label, corrupt) => {
     const first = setup(config);

@@ -31,7 +31,17 @@ bypassCorpus("tool-name variants after an untrusted result", ({ config, enforceO
   ];
   const withGmail = {
     ...config,
-    manifests: [{ tool: "gmail__send_message", patterns: ["gmail__send_*"], capabilities: ["message:send"], riskLevel: "high", minInputTrust: "owner", outputTrust: "verified", description: "sends mail" }],
+    manifests: [
+      {
+        tool: "gmail__send_message",
+        patterns: ["gmail__send_*"],
+        capabilities: ["message:send"],
+        riskLevel: "high",
+        minInputTrust: "owner",
+        outputTrust: "verified",
+        description: "sends mail",
+      },
+    ],
   };
   it.each(variants)("%s (%j)", (_label, name, params) => {
     const s = setup(withGmail);

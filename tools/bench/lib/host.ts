@@ -35,7 +35,7 @@ export async function startHost(pluginConfig: Record<string, unknown> = {}): Pro
   const runtime = (globalThis as Record<symbol, ClawosRuntime>)[Symbol.for("clawos.runtime")];
   const hook = (name: string): Handler => {
     const list = rec.hooks.get(name);
-    if (!list || list.length !== 1) throw new Error(`expected one ${name} handler, got ${list?.length ?? 0}`);
+    if (list?.length !== 1) throw new Error(`expected one ${name} handler, got ${list?.length ?? 0}`);
     return list[0];
   };
   const policy = rec.policies[0];
