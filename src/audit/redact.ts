@@ -50,18 +50,25 @@ export function redactValue(value: unknown, depth = 0, budget = { nodes: MAX_NOD
   if (typeof value === "string") return redactString(value.length > PREVIEW_LIMIT ? `${value.slice(0, PREVIEW_LIMIT)}...` : value);
   if (value === null || typeof value !== "object") return typeof value === "bigint" ? String(value) : value;
   if (depth >= MAX_DEPTH || --budget.nodes <= 0) return "[nested]";
+  // `seen` holds the objects on the path from the root: a cycle is cut, an object shared by two
+  // branches is shown in both (the node budget bounds the work either way).
   if (seen.has(value)) return "[cycle]";
   seen.add(value);
-  if (Array.isArray(value)) return value.slice(0, MAX_KEYS).map((item) => redactValue(item, depth + 1, budget, seen));
-  const out: Record<string, unknown> = {};
-  let count = 0;
-  for (const key of Object.keys(value)) {
-    if (count++ >= MAX_KEYS) {
-      out["..."] = `${Object.keys(value).length - MAX_KEYS} more keys`;
-      break;
+  let out: unknown;
+  if (Array.isArray(value)) out = value.slice(0, MAX_KEYS).map((item) => redactValue(item, depth + 1, budget, seen));
+  else {
+    const copy: Record<string, unknown> = {};
+    let count = 0;
+    for (const key of Object.keys(value)) {
+      if (count++ >= MAX_KEYS) {
+        copy["..."] = `${Object.keys(value).length - MAX_KEYS} more keys`;
+        break;
+      }
+      copy[key] = SECRET_KEY.test(key) ? "[redacted]" : redactValue((value as Record<string, unknown>)[key], depth + 1, budget, seen);
     }
-    out[key] = SECRET_KEY.test(key) ? "[redacted]" : redactValue((value as Record<string, unknown>)[key], depth + 1, budget, seen);
+    out = copy;
   }
+  seen.delete(value);
   return out;
 }
 

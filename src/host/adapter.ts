@@ -1,6 +1,6 @@
 import type { Requester, ToolCall } from "../calls.ts";
 import { COMMAND_NAME, POLICY_ID } from "../ids.ts";
-import type { Decision } from "../policy/decision.ts";
+import { internalErrorDecision, type Decision } from "../policy/decision.ts";
 import { blockReason } from "../report/reason.ts";
 import { handleCommand } from "./command.ts";
 import { detectHostWiring, findOpenClawPackageDir } from "./legacy-host.ts";
@@ -58,11 +58,21 @@ function configBlock(runtime: ClawosRuntime, event: Partial<ToolEvent> | undefin
   };
 }
 
-/** The gate, shared by the trusted tool policy and before_tool_call. */
+/** The gate, shared by the trusted tool policy and before_tool_call. Never throws into the host. */
 function gate(runtime: ClawosRuntime, hook: string, event: ToolEvent, ctx: ToolContext, logger: HostApi["logger"]): BlockResult | undefined {
   noteHookFired(runtime, hook);
   if (runtime.configErrors.length > 0) return configBlock(runtime, event);
-  const decision = runtime.engine.gate(toToolCall(event, ctx));
+  let decision: Decision;
+  try {
+    decision = runtime.engine.gate(toToolCall(event, ctx));
+  } catch (error) {
+    // The event itself could not be read (a getter that throws): fail closed in enforce, as the engine does.
+    decision = internalErrorDecision(
+      "(unreadable tool call)",
+      runtime.engine.config.layers.capabilities ? runtime.engine.config.capabilities.mode : "off",
+      error,
+    );
+  }
   if (decision.rules.some((r) => r.rule === "internal.error")) logger.error(`clawos: ${blockReason(decision)}`);
   return toHookResult(decision);
 }

@@ -84,3 +84,18 @@ describe("host adapter", () => {
     expect(s.gate("exec")).toBeUndefined();
   });
 });
+
+describe("host adapter, unreadable events", () => {
+  it("a tool call whose event cannot be read is blocked in enforce and logged, never thrown into the host", () => {
+    const s = registered(ENFORCE);
+    const hostile = {
+      get toolName(): string {
+        throw new Error("getter exploded");
+      },
+    };
+    const result = s.rec.policies[0].evaluate(hostile, ctxOf()) as { block?: boolean; blockReason?: string };
+    expect(result?.block).toBe(true);
+    expect(result?.blockReason).toContain("ClawOS internal error");
+    expect(s.rec.logs.some((l) => l.level === "error" && l.message.includes("getter exploded"))).toBe(true);
+  });
+});

@@ -51,3 +51,10 @@ describe("redaction", () => {
     expect(paramsHash({ a: 1 })).toMatch(/^[0-9a-f]{16}$/);
   });
 });
+
+describe("redaction of shared objects", () => {
+  it("an object referenced twice without a loop is shown twice, not as a cycle", () => {
+    const shared = { path: "a.md" };
+    expect(redactValue({ first: shared, second: shared })).toEqual({ first: { path: "a.md" }, second: { path: "a.md" } });
+  });
+});

@@ -206,6 +206,27 @@ async function withDrain(count: number) {
   return samples;
 }
 
+/**
+ * The first taint of a session: the result hook that lowers a fresh session's trust, which is when
+ * its state file and ledger line are first written. Timed on the hook's call alone (what the
+ * gateway's event loop waits for); the writes themselves happen after it.
+ */
+async function firstTaint(count: number) {
+  const samples = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const key = `agent:main:first-taint-${i}`;
+    const id = nextId();
+    evaluate({ toolName: "web_fetch", params: { url: "https://example.com" }, toolCallId: id }, callCtx(key, "web_fetch", id));
+    const event = { toolName: "web_fetch", params: { url: "https://example.com" }, toolCallId: id, result: { content: [{ type: "text", text: "page" }] } };
+    const t0 = process.hrtime.bigint();
+    afterToolCall(event, callCtx(key, "web_fetch", id));
+    samples[i] = Number(process.hrtime.bigint() - t0) / 1000;
+    if (i % 50 === 49) await tick();
+  }
+  await tick();
+  return samples;
+}
+
 /** What the timer itself adds to each sample. */
 function timerOverhead(count = 100_000) {
   const samples = new Float64Array(count);
@@ -236,6 +257,7 @@ for (const size of sizes) {
   }
   if (!only) drainRows.push({ sessions: size, ...summarize(await withDrain(5000)) });
 }
+const firstTaintRow = only ? undefined : summarize(await firstTaint(2000));
 const live = host.runtime.engine.store.size;
 const rows = [...rounds_].map(([k, list]) => {
   const [size, scenario] = k.split("\u0000");
@@ -260,6 +282,7 @@ const audit = host.runtime.engine.audit;
 emit({
   rows,
   drainRows,
+  firstTaint: firstTaintRow,
   live,
   timer: timerOverhead(),
   iterations,

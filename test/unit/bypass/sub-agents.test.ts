@@ -12,7 +12,7 @@ bypassCorpus("sub-agents", ({ config, enforceOnlyIt }) => {
 
   it("a sub-agent key with no requester and no known spawner starts low", () => {
     const s = setup(config);
-    expectStopped(s, () => gate(s, "write", { path: "SOUL.md" }, ctxOf("agent:main:subagent:orphan", undefined)));
+    expectStopped(s, () => gate(s, "write", { path: "SOUL.md" }, ctxOf("agent:main:subagent:orphan", null)));
   });
 
   it("a child's calls before subagent_spawned arrives are held at the spawner's level", () => {
