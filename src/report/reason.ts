@@ -61,16 +61,33 @@ function remedies(hits: readonly RuleHit[], tool: string): string {
   return `To allow it: ${steps.join("; ")}.`;
 }
 
+/** The parts of a reason that depend only on the verdict (shared by every decision with the same rules). */
+interface ReasonParts {
+  readonly head: string;
+  readonly tail: string;
+}
+const partsByRules = new WeakMap<readonly RuleHit[], ReasonParts>();
+
+function partsOf(d: Decision): ReasonParts {
+  let parts = partsByRules.get(d.rules);
+  if (!parts) {
+    const via = d.via ? ` (called through ${d.via})` : "";
+    parts = { head: `ClawOS blocked ${d.tool}${via}: ${d.rules.map((h) => ruleText(h, d)).join("; ")}`, tail: `. ${remedies(d.rules, d.tool)}` };
+    partsByRules.set(d.rules, parts);
+  }
+  return parts;
+}
+
 function build(d: Decision): string | undefined {
   if (d.rules.length === 0) return undefined;
   const internal = d.rules.find((h) => h.rule === "internal.error");
   if (internal) {
     return `ClawOS internal error while checking ${d.requestedTool}: ${internal.error}. The call is blocked because ClawOS fails closed in enforce mode; check the gateway log.`;
   }
-  const via = d.via ? ` (called through ${d.via})` : "";
-  const rules = d.rules.map((h) => ruleText(h, d)).join("; ");
-  const trustContext = d.trustLimited ? `, but ${causeText(d.inputTrust, d.cause)}` : "";
-  return `ClawOS blocked ${d.tool}${via}: ${rules}${trustContext}. ${remedies(d.rules, d.tool)}`;
+  // A verdict's rules array is shared by the decisions made from it, whatever their cause; only
+  // the cause is written per decision (a tainted session meets its first block cheaply).
+  const { head, tail } = partsOf(d);
+  return d.trustLimited ? `${head}, but ${causeText(d.inputTrust, d.cause)}${tail}` : `${head}${tail}`;
 }
 
 const reasons = new WeakMap<Decision, string>();
