@@ -54,8 +54,9 @@ for (const [label, bytes] of Object.entries(sizes)) {
   }
 }
 
-// The first untrusted result in a clean session changes its trust: that is written to disk before the
-// handler returns (durability), so it is measured on its own.
+// The first untrusted result in a session never seen before: the hook looks for the session's state
+// file (a synchronous read that finds nothing), lowers its trust and queues the durable write, which
+// the thread pool does after the hook returns. Measured on its own.
 const first = new Float64Array(2000);
 for (let i = 0; i < first.length; i++) {
   const e = events("x".repeat(1024), `agent:main:first${i}`);
@@ -64,6 +65,6 @@ for (let i = 0; i < first.length; i++) {
   first[i] = Number(process.hrtime.bigint() - t0) / 1000;
   if (i % 100 === 99) await tick();
 }
-rows.push({ handler: "after_tool_call, first taint (durable write)", size: "1 KB", ...summarize(first) });
+rows.push({ handler: "after_tool_call, first taint of a new session", size: "1 KB", ...summarize(first) });
 emit({ rows, iterations });
 host.dispose();
