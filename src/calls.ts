@@ -21,6 +21,8 @@ export interface ToolCall {
   readonly isSubagent: boolean;
   /** Undefined when the host gave no requester (unproven), not when it gave a non-owner. */
   readonly requester?: Requester;
+  /** Paths the host itself derived from the call (apply_patch's targets), already resolved. */
+  readonly derivedPaths?: readonly string[];
 }
 
 export interface ToolResult {

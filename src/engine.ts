@@ -1,7 +1,7 @@
 import type { AuditLog, DecisionContext } from "./audit/audit-log.ts";
 import type { ChannelMessage, ToolCall, ToolResult } from "./calls.ts";
 import type { ClawosConfig } from "./config/config-schema.ts";
-import { CompiledPolicy } from "./policy/compiled-policy.ts";
+import { CompiledPolicy, type PolicyHost } from "./policy/compiled-policy.ts";
 import { internalErrorDecision, type Decision } from "./policy/decision.ts";
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
 import type { ResolvedTool } from "./policy/tool-names.ts";
@@ -25,6 +25,8 @@ export interface EngineOptions {
   readonly manifests: ManifestRegistry;
   readonly store: SessionStore;
   readonly audit: AuditLog;
+  /** Where the host keeps things and how it resolves a path (see `host/host-env.ts`). */
+  readonly host: PolicyHost;
   readonly now?: () => number;
 }
 
@@ -39,11 +41,13 @@ export interface EngineStatus {
 
 export class Engine {
   private policy: CompiledPolicy;
+  private host: PolicyHost;
   readonly taint: SessionTaint;
   readonly audit: AuditLog;
 
   constructor(options: EngineOptions) {
-    this.policy = new CompiledPolicy(options.config, options.manifests);
+    this.host = options.host;
+    this.policy = new CompiledPolicy(options.config, options.manifests, options.host);
     this.audit = options.audit;
     this.taint = new SessionTaint({
       store: options.store,
@@ -66,8 +70,9 @@ export class Engine {
   }
 
   /** Hot reload: the new config and manifests are compiled once; session trust is kept. */
-  applyConfig(config: ClawosConfig, manifests: ManifestRegistry): void {
-    this.policy = new CompiledPolicy(config, manifests);
+  applyConfig(config: ClawosConfig, manifests: ManifestRegistry, host: PolicyHost = this.host): void {
+    this.host = host;
+    this.policy = new CompiledPolicy(config, manifests, host);
     this.taint.usePolicy(this.policy);
   }
 
@@ -81,7 +86,8 @@ export class Engine {
       if (bridged) return bridged;
       const session = this.taint.beforeCall(call);
       const mode = policy.modeFor(tool);
-      const decision = policy.decide(tool, mode, trustAtCall(session, mode === "enforce"), call.isSubagent, call.agentId, session.lowered);
+      const facts = mode === "off" ? undefined : policy.factsFor(tool, call.params, call.derivedPaths, call.agentId);
+      const decision = policy.decide(tool, mode, trustAtCall(session, mode === "enforce"), call.isSubagent, call.agentId, session.lowered, facts);
       this.taint.afterCall(call, tool, decision);
       this.audit.recordDecision(decision, contextOf(call, session.lowered));
       return decision;

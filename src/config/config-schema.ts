@@ -1,6 +1,7 @@
 import { Type, type SchemaOptions, type Static, type TSchema } from "@sinclair/typebox";
 import { CAPABILITY_NAME_PATTERN } from "../policy/capabilities.ts";
 import { ManifestSchema, trustLevelSchema } from "../policy/manifest-schema.ts";
+import { PathRuleSchema } from "../policy/path-rules.ts";
 import { TOOL_NAME_PATTERN } from "../policy/tool-names.ts";
 
 /**
@@ -119,6 +120,27 @@ export const ConfigSchema = Type.Object(
       title: "Inline manifests",
       description: "Extra manifests written inline; they replace a built-in manifest of the same tool.",
     }),
+    paths: Type.Object(
+      {
+        rules: Type.Array(PathRuleSchema, {
+          default: [],
+          title: "Path rules",
+          description:
+            'Extra path rules, checked before the built-in ones (first match wins): [{ "pattern": "{home}/vault/**", "zone": "secret", "label": "my vault" }]. Zones: secret, protected, open.',
+        }),
+        workspaceOnly: Type.Boolean({
+          default: false,
+          title: "Writes only in the workspace",
+          description: "Block file writes outside the agent's workspace (and paths.writable) at any trust.",
+        }),
+        writable: Type.Array(Type.String({ minLength: 1 }), {
+          default: [],
+          title: "Writable outside the workspace",
+          description: 'Globs writable outside the workspace when workspaceOnly is on, e.g. ["/tmp/**"].',
+        }),
+      },
+      { default: {}, additionalProperties: false, title: "Paths" },
+    ),
     audit: Type.Object(
       {
         file: Type.Optional(

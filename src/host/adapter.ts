@@ -42,7 +42,12 @@ export function toToolCall(event: Partial<ToolEvent> | undefined, ctx: Partial<T
     agentId: str(ctx?.agentId),
     isSubagent: isSubagentSessionKey(sessionKey),
     requester: requesterOf(ctx),
+    derivedPaths: stringList(extra(event, "derivedPaths")),
   };
+}
+
+function stringList(value: unknown): readonly string[] | undefined {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : undefined;
 }
 
 /** What the host gets back from a gate: nothing for allow, a block with the reason otherwise. */
@@ -153,7 +158,7 @@ function gateObserved(runtime: ClawosRuntime): boolean {
 export function registerClawos(api: HostApi): ClawosRuntime {
   const stateDir = api.runtime?.state?.resolveStateDir?.(process.env) ?? defaultStateDir();
   void loadHostSessionKeyClassifier();
-  const runtime = obtainRuntime({ rawConfig: api.pluginConfig, stateDir, resolvePath: api.resolvePath?.bind(api) });
+  const runtime = obtainRuntime({ rawConfig: api.pluginConfig, stateDir, resolvePath: api.resolvePath?.bind(api), openclawConfig: api.config });
   detectHost(runtime, api);
   // `openclaw agent exec` loads plugins in discovery mode only and runs no typed hooks, just the
   // trusted tool policy. Until a full registration (or a result) shows otherwise, results are

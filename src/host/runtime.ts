@@ -6,6 +6,7 @@ import { AuditLog } from "../audit/audit-log.ts";
 import { resolveConfig } from "../config/config.ts";
 import type { ClawosConfig } from "../config/config-schema.ts";
 import { Engine } from "../engine.ts";
+import { hostEnvironment, type CallHost } from "./host-env.ts";
 import { builtinManifestDir, loadManifestDir, ManifestRegistry, validateManifest, type ManifestLoad } from "../policy/manifests.ts";
 import { SessionStore } from "../taint/session-store.ts";
 import type { HookObservation, HostWiring, StatusSnapshot } from "../report/status.ts";
@@ -22,12 +23,16 @@ export interface RuntimeInputs {
   stateDir: string;
   /** Resolves an operator path (~ and relative paths) the way the host does. */
   resolvePath?: (path: string) => string;
+  /** OpenClaw's whole config (`api.config`): agents' workspaces and Code Mode's executor are read from it. */
+  openclawConfig?: unknown;
 }
 
 export interface ClawosRuntime {
   engine: Engine;
   configErrors: string[];
   configFingerprint: string;
+  /** The parts of OpenClaw's config the host environment is built from. */
+  hostFingerprint: string;
   hooks: Record<string, HookObservation>;
   hostVersion?: string;
   hostWiring: HostWiring;
@@ -119,22 +124,43 @@ function failClosedConfig(): ClawosConfig {
   return result.config;
 }
 
+function sessionsDirFor(config: ClawosConfig, inputs: RuntimeInputs): string {
+  return config.state.dir ? expandPath(config.state.dir, inputs.stateDir, inputs.resolvePath) : join(clawosHome(inputs.stateDir), "sessions");
+}
+
+/** The host environment (locations, path resolution, settings) for this config. */
+function hostFor(config: ClawosConfig, inputs: RuntimeInputs): CallHost {
+  return hostEnvironment({
+    openclawConfig: inputs.openclawConfig,
+    stateDir: inputs.stateDir,
+    clawos: clawosHome(inputs.stateDir),
+    audit: auditFileFor(config, inputs),
+    sessions: sessionsDirFor(config, inputs),
+  });
+}
+
+function hostFingerprintOf(openclawConfig: unknown): string {
+  const c = (openclawConfig ?? {}) as { agents?: unknown; tools?: { codeMode?: unknown } };
+  return JSON.stringify({ agents: c.agents ?? null, codeMode: c.tools?.codeMode ?? null });
+}
+
 function createRuntime(inputs: RuntimeInputs): ClawosRuntime {
   const resolved = resolveConfig(inputs.rawConfig);
   const config = resolved.ok ? resolved.config : failClosedConfig();
-  const clawosDir = clawosHome(inputs.stateDir);
-  const stateDirPath = config.state.dir ? expandPath(config.state.dir, inputs.stateDir, inputs.resolvePath) : join(clawosDir, "sessions");
+  const stateDirPath = sessionsDirFor(config, inputs);
   const auditFile = auditFileFor(config, inputs);
   const engine = new Engine({
     config,
     manifests: buildRegistry(config, inputs.stateDir, inputs.resolvePath),
     store: new SessionStore({ dir: stateDirPath, maxSessions: config.state.maxSessions, maxSourcesPerSession: config.state.maxSourcesPerSession }),
     audit: new AuditLog({ file: auditFile, recent: config.audit.recent }),
+    host: hostFor(config, inputs),
   });
   return {
     engine,
     configErrors: resolved.ok ? [] : resolved.errors,
     configFingerprint: JSON.stringify(inputs.rawConfig ?? {}),
+    hostFingerprint: hostFingerprintOf(inputs.openclawConfig),
     hooks: {},
     hostWiring: "unknown",
     startedAt: Date.now(),
@@ -156,10 +182,12 @@ export function obtainRuntime(inputs: RuntimeInputs): ClawosRuntime {
     return runtime;
   }
   const fingerprint = JSON.stringify(inputs.rawConfig ?? {});
-  if (fingerprint !== runtime.configFingerprint) {
+  const hostFingerprint = inputs.openclawConfig === undefined ? runtime.hostFingerprint : hostFingerprintOf(inputs.openclawConfig);
+  if (fingerprint !== runtime.configFingerprint || hostFingerprint !== runtime.hostFingerprint) {
     const resolved = resolveConfig(inputs.rawConfig);
     const config = resolved.ok ? resolved.config : failClosedConfig();
-    runtime.engine.applyConfig(config, buildRegistry(config, inputs.stateDir, inputs.resolvePath));
+    runtime.engine.applyConfig(config, buildRegistry(config, inputs.stateDir, inputs.resolvePath), hostFor(config, inputs));
+    runtime.hostFingerprint = hostFingerprint;
     // A new audit file takes effect at once; the counters and the rollout report carry on.
     runtime.engine.retargetAudit(auditFileFor(config, inputs));
     runtime.configErrors = resolved.ok ? [] : resolved.errors;

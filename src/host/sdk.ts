@@ -39,7 +39,7 @@ export interface HostRuntime {
 }
 
 export type HostApi = Pick<OpenClawPluginApi, "logger" | "on"> &
-  Partial<Pick<OpenClawPluginApi, "pluginConfig" | "resolvePath" | "registrationMode" | "registerTrustedToolPolicy">> & {
+  Partial<Pick<OpenClawPluginApi, "config" | "pluginConfig" | "resolvePath" | "registrationMode" | "registerTrustedToolPolicy">> & {
     readonly runtime?: HostRuntime;
     readonly registerCommand?: (command: CommandDefinition) => void;
   };

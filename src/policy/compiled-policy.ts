@@ -6,6 +6,8 @@ import { capabilityFloor, isKnownCapability } from "./capabilities.ts";
 import { causeOf, decide, type Decision, type RulePolicy } from "./decision.ts";
 import { DecisionMemo } from "./decision-memo.ts";
 import type { ManifestEntry, ManifestRegistry } from "./manifests.ts";
+import { builtinPathRules, PathRules, type HostLocations } from "./path-rules.ts";
+import { callFacts, type CallEnvironment, type CallFacts, type HostSettings, type PathResolver } from "./touches.ts";
 import type { ResolvedTool } from "./tool-names.ts";
 import { ToolResolver } from "./tool-resolver.ts";
 
@@ -17,6 +19,13 @@ export interface Enforcement {
   readonly enforcing: boolean;
   /** Enforced only for the tools overridden to enforce. */
   readonly partial: boolean;
+}
+
+/** What the policy needs from the host: where things are, how a path argument resolves, host settings. */
+export interface PolicyHost {
+  readonly locations: HostLocations;
+  readonly resolver: PathResolver;
+  readonly settings: HostSettings;
 }
 
 /**
@@ -41,10 +50,15 @@ export class CompiledPolicy implements RulePolicy {
   private readonly baseMode: CapabilityMode;
   private readonly memo = new DecisionMemo();
   private readonly resolver: ToolResolver;
+  /** Path rules (the operator's, then the built-in ones) over this host's locations. */
+  readonly paths: PathRules;
+  private readonly callEnv: CallEnvironment;
 
-  constructor(config: ClawosConfig, manifests: ManifestRegistry) {
+  constructor(config: ClawosConfig, manifests: ManifestRegistry, host: PolicyHost) {
     this.config = config;
     this.manifests = manifests;
+    this.paths = new PathRules([...config.paths.rules, ...builtinPathRules()], host.locations, config.paths.writable);
+    this.callEnv = { paths: this.paths, resolver: host.resolver, settings: host.settings, workspaceOnly: config.paths.workspaceOnly };
     this.resolver = new ToolResolver((name) => manifests.canonicalName(name));
     this.tagging = config.layers.tagging;
     this.defaultAllow = config.capabilities.defaultAllow;
@@ -92,8 +106,20 @@ export class CompiledPolicy implements RulePolicy {
   }
 
   /**
+   * What a call's arguments touch (files, through the path rules) and select (modes), for a tool
+   * whose manifest names its arguments; undefined otherwise.
+   */
+  factsFor(tool: ResolvedTool, params: unknown, derivedPaths: readonly string[] | undefined, agentId: string | undefined): CallFacts | undefined {
+    const entry = this.manifests.lookup(tool.name);
+    if (!entry || (entry.arguments.length === 0 && entry.modes.length === 0)) return undefined;
+    const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
+    return callFacts(entry.arguments, entry.modes, args, derivedPaths, agentId, this.callEnv);
+  }
+
+  /**
    * The decision for one call at the trust it has. Pure over this policy: memoized by the call's
-   * shape; a trust-limited decision carries the input that set the session's trust as its cause.
+   * shape when its arguments add no facts; a trust-limited decision carries the input that set the
+   * session's trust as its cause.
    */
   decide(
     tool: ResolvedTool,
@@ -102,10 +128,21 @@ export class CompiledPolicy implements RulePolicy {
     isSubagent: boolean,
     agentId: string | undefined,
     taint: readonly TaintSource[],
+    facts?: CallFacts,
   ): Decision {
-    const verdict = this.memo.verdict(tool, mode, inputTrust, isSubagent, agentId, () =>
-      decide({ tool, mode, manifest: this.manifests.lookup(tool.name), broken: this.manifests.brokenFor(tool.name), inputTrust, isSubagent, agentId }, this),
-    );
+    const input = () => ({
+      tool,
+      mode,
+      manifest: this.manifests.lookup(tool.name),
+      broken: this.manifests.brokenFor(tool.name),
+      inputTrust,
+      isSubagent,
+      agentId,
+    });
+    const verdict =
+      facts && (facts.touches.length > 0 || facts.modes.length > 0)
+        ? decide({ ...input(), facts }, this)
+        : this.memo.verdict(tool, mode, inputTrust, isSubagent, agentId, () => decide(input(), this));
     return verdict.trustLimited ? this.memo.caused(verdict, causeOf(taint, inputTrust)) : verdict;
   }
 }

@@ -3,6 +3,7 @@ import type { BrokenManifest, ManifestEntry } from "./manifests.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import type { ResolvedTool } from "./tool-names.ts";
 import { meetsTrust, trustRank, type TrustLevel } from "../taint/trust.ts";
+import { touchCapability, type CallFacts, type TouchKind } from "./touches.ts";
 
 /**
  * L2: the decision for one tool call, as plain data. Every violated rule is collected (deny wins:
@@ -19,6 +20,12 @@ export type RuleId =
   | "capability.denied-agent"
   | "subagent.denied-capability"
   | "tool.unmanifested"
+  | "tool.mode"
+  | "path.secret-read"
+  | "path.secret-write"
+  | "path.protected-write"
+  | "path.outside-workspace"
+  | "path.unreadable"
   | "tool.name-invalid"
   | "tool.meta-unresolved"
   | "manifest.invalid"
@@ -34,6 +41,12 @@ export interface RuleHit {
   /** Where the broken manifest came from and its first error (manifest.invalid), or the error (internal.error). */
   readonly source?: string;
   readonly error?: string;
+  /** The argument a path rule or a mode read (as the manifest names it), its value, and what it is. */
+  readonly argument?: string;
+  readonly value?: string;
+  readonly label?: string;
+  /** The mode an argument or host setting selected (tool.mode). */
+  readonly mode?: string;
 }
 
 export type Effect = "allow" | "block" | "would-block";
@@ -68,7 +81,17 @@ export interface DecisionInput {
   readonly inputTrust: TrustLevel;
   readonly isSubagent: boolean;
   readonly agentId: string | undefined;
+  /** What the call's arguments touch and select; undefined for a manifest that declares no arguments. */
+  readonly facts?: CallFacts;
 }
+
+const TOUCH_RULE: Record<TouchKind, RuleId> = {
+  "secret-read": "path.secret-read",
+  "secret-write": "path.secret-write",
+  "protected-write": "path.protected-write",
+  "outside-workspace": "path.outside-workspace",
+  "unreadable-path": "path.unreadable",
+};
 
 /** The parts of the compiled policy a decision reads (see `compiled-policy.ts`). */
 export interface RulePolicy {
@@ -87,10 +110,13 @@ export function evaluateRules(input: DecisionInput, policy: RulePolicy): RuleHit
   if (!tool.validName) return [{ rule: "tool.name-invalid", requires: "owner" }];
   if (tool.unresolved) return [{ rule: "tool.meta-unresolved", requires: "owner" }];
   if (broken) return [{ rule: "manifest.invalid", source: broken.source, error: broken.errors[0] ?? "unknown error" }];
-  if (!manifest) return policy.defaultAllow ? hits : [{ rule: "tool.unmanifested" }];
+  if (!manifest) {
+    // A tool ClawOS knows nothing about is treated as critical below owner, whatever defaultAllow says.
+    if (!policy.defaultAllow) return [{ rule: "tool.unmanifested" }];
+    return inputTrust === "owner" ? hits : [{ rule: "tool.unmanifested", requires: "owner" }];
+  }
   const m = manifest.manifest;
   if (!meetsTrust(inputTrust, m.minInputTrust)) hits.push({ rule: "tool.min-input-trust", requires: m.minInputTrust });
-  const agentDeny = input.agentId ? policy.deniedToAgent.get(input.agentId) : undefined;
   for (const capability of m.capabilities) {
     if (!policy.isKnownCapability(capability)) {
       if (inputTrust !== "owner") hits.push({ rule: "capability.unknown", capability, requires: "owner" });
@@ -98,11 +124,48 @@ export function evaluateRules(input: DecisionInput, policy: RulePolicy): RuleHit
       const floor = policy.capabilityFloor(capability);
       if (!meetsTrust(inputTrust, floor)) hits.push({ rule: "capability.floor", capability, requires: floor });
     }
-    if (policy.deniedEverywhere.has(capability)) hits.push({ rule: "capability.denied", capability });
-    if (agentDeny?.has(capability)) hits.push({ rule: "capability.denied-agent", capability, agentId: input.agentId });
-    if (input.isSubagent && policy.deniedToSubagents.has(capability)) hits.push({ rule: "subagent.denied-capability", capability });
+    denials(capability, input, policy, hits);
+  }
+  const facts = input.facts;
+  if (!facts) return hits;
+  for (const mode of facts.modes) {
+    let requires: TrustLevel = mode.minInputTrust ?? "untrusted";
+    for (const capability of mode.capabilities) {
+      const floor = policy.isKnownCapability(capability) ? policy.capabilityFloor(capability) : "owner";
+      if (trustRank(floor) > trustRank(requires)) requires = floor;
+      if (!m.capabilities.includes(capability)) denials(capability, input, policy, hits);
+    }
+    if (!meetsTrust(inputTrust, requires)) hits.push({ rule: "tool.mode", mode: mode.name, requires, capability: mode.capabilities[0] });
+  }
+  for (const touch of facts.touches) {
+    const capability = touchCapability(touch.kind);
+    const where = { argument: touch.argument, value: touch.value, label: touch.label };
+    if (touch.kind === "outside-workspace") hits.push({ rule: TOUCH_RULE[touch.kind], ...where });
+    else if (inputTrust !== "owner") hits.push({ rule: TOUCH_RULE[touch.kind], requires: "owner", ...(capability ? { capability } : {}), ...where });
+    if (capability && !m.capabilities.includes(capability)) denials(capability, input, policy, hits);
   }
   return hits;
+}
+
+function denials(capability: string, input: DecisionInput, policy: RulePolicy, hits: RuleHit[]): void {
+  if (policy.deniedEverywhere.has(capability)) hits.push({ rule: "capability.denied", capability });
+  const agentDeny = input.agentId ? policy.deniedToAgent.get(input.agentId) : undefined;
+  if (agentDeny?.has(capability)) hits.push({ rule: "capability.denied-agent", capability, agentId: input.agentId });
+  if (input.isSubagent && policy.deniedToSubagents.has(capability)) hits.push({ rule: "subagent.denied-capability", capability });
+}
+
+/** Every capability a call exercises: its manifest's, its selected modes', and what its paths count as. */
+function callCapabilities(input: DecisionInput): readonly string[] {
+  const base = input.manifest?.manifest.capabilities ?? [];
+  const facts = input.facts;
+  if (!facts || (facts.modes.length === 0 && facts.touches.length === 0)) return base;
+  const all = new Set(base);
+  for (const mode of facts.modes) for (const c of mode.capabilities) all.add(c);
+  for (const touch of facts.touches) {
+    const c = touchCapability(touch.kind);
+    if (c) all.add(c);
+  }
+  return [...all];
 }
 
 /** The whole L2 verdict for one call, without its cause. Pure: same input, same verdict. */
@@ -114,7 +177,7 @@ export function decide(input: DecisionInput, policy: RulePolicy): Decision {
     requestedTool: tool.requested,
     ...(tool.via ? { via: tool.via } : {}),
     ...(tool.unresolved ? { unresolved: tool.unresolved } : {}),
-    capabilities: input.manifest?.manifest.capabilities ?? [],
+    capabilities: callCapabilities(input),
     inputTrust: input.inputTrust,
     manifested: input.manifest !== undefined,
   };

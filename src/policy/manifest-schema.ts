@@ -19,6 +19,74 @@ export type RiskLevel = (typeof RISK_LEVELS)[number];
 export const TOOL_PATTERN_PATTERN = "^[a-z0-9_.*-]{1,64}$";
 
 /**
+ * What an argument means to the world. `path` arguments are resolved the way the host resolves
+ * them and checked against the path rules; `patch` is patch text whose file headers name paths.
+ * The other roles name what later decisions read (recipients, hosts, commands ...).
+ */
+export const ARGUMENT_ROLES = [
+  "path",
+  "patch",
+  "command",
+  "url",
+  "host",
+  "recipient",
+  "account",
+  "amount",
+  "id",
+  "target-session",
+  "content",
+  "runtime",
+] as const;
+export type ArgumentRole = (typeof ARGUMENT_ROLES)[number];
+
+/** A dotted path into the params (`edits.*.path`, `*` for every item or key) or a JSON pointer (`/edits/0/path`). */
+export const ARGUMENT_PATH_PATTERN = "^(/([^/~]|~[01])*)+$|^[A-Za-z0-9_$@*-]+(\\.[A-Za-z0-9_$@*-]+)*$";
+
+export const ArgumentSchema = Type.Object(
+  {
+    at: Type.String({
+      pattern: ARGUMENT_PATH_PATTERN,
+      description:
+        "where the argument sits in the params: a dotted path like edits.*.path or a JSON pointer like /path; @derivedPaths is the paths the host derived from the call",
+    }),
+    role: Type.Union(
+      ARGUMENT_ROLES.map((role) => Type.Literal(role)),
+      { description: `one of ${ARGUMENT_ROLES.join(", ")}` },
+    ),
+    access: Type.Optional(Type.Union([Type.Literal("read"), Type.Literal("write")], { description: "for path and patch arguments: read or write" })),
+  },
+  { additionalProperties: false },
+);
+export type ArgumentSpec = Static<typeof ArgumentSchema>;
+
+const ModeValue = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
+
+/**
+ * An argument (or a host setting) that selects a more powerful mode of the tool: when it holds,
+ * the call is decided with the mode's capabilities added and at its trust, never lower.
+ */
+export const ModeSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, description: "what the mode is, e.g. an external ACP harness" }),
+    when: Type.Object(
+      {
+        argument: Type.Optional(Type.String({ pattern: ARGUMENT_PATH_PATTERN, description: "a dotted path or JSON pointer into the params" })),
+        host: Type.Optional(Type.String({ minLength: 1, description: "a host setting ClawOS reads, e.g. codeMode.executor" })),
+        equals: Type.Optional(Type.Array(ModeValue, { description: "the mode holds when the value is one of these (strings compared without case)" })),
+        notEquals: Type.Optional(Type.Array(ModeValue, { description: "the mode holds when the value is none of these (a missing value too)" })),
+        present: Type.Optional(Type.Boolean({ description: "the mode holds when the value is set (not false, null or empty)" })),
+      },
+      { additionalProperties: false, description: "exactly one of argument or host, and the conditions that must all hold" },
+    ),
+    capabilities: Type.Array(Type.String({ pattern: CAPABILITY_NAME_PATTERN }), { description: "capabilities the mode adds" }),
+    riskLevel: Type.Optional(Type.Union(RISK_LEVELS.map((level) => Type.Literal(level)))),
+    minInputTrust: Type.Optional(TrustLevelSchema),
+  },
+  { additionalProperties: false },
+);
+export type ModeSpec = Static<typeof ModeSchema>;
+
+/**
  * The capability manifest of one tool. Built-in manifests (`manifests/*.json`) and operators'
  * own manifests (config `manifestDirs` and inline `manifests`) use this same schema.
  */
@@ -49,6 +117,8 @@ export const ManifestSchema = Type.Object(
     minInputTrust: TrustLevelSchema,
     outputTrust: TrustLevelSchema,
     description: Type.String({ minLength: 1 }),
+    arguments: Type.Optional(Type.Array(ArgumentSchema, { description: "the arguments that decide what the call does to the world, each with its role" })),
+    modes: Type.Optional(Type.Array(ModeSchema, { description: "arguments or host settings that select a more powerful mode of the tool" })),
     meta: Type.Optional(
       Type.Boolean({
         description: "a meta tool (tool_call, tool_search ...): the real tool behind it is what gets checked",

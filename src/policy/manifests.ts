@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { compileArguments, compileModes, type CompiledArgument, type CompiledMode } from "./arguments.ts";
 import { isKnownCapability } from "./capabilities.ts";
 import { ManifestSchema, type Manifest } from "./manifest-schema.ts";
 import { normalizeToolName } from "./tool-names.ts";
@@ -15,6 +16,9 @@ export interface ManifestEntry {
   readonly manifest: Manifest;
   readonly source: string;
   readonly unknownCapabilities: readonly string[];
+  /** The arguments that decide what a call does, compiled (see `arguments.ts`). */
+  readonly arguments: readonly CompiledArgument[];
+  readonly modes: readonly CompiledMode[];
 }
 
 export interface BrokenManifest {
@@ -33,7 +37,13 @@ export function validateManifest(value: unknown, source: string): { ok: true; en
     const manifest = value as Manifest;
     return {
       ok: true,
-      entry: { manifest, source, unknownCapabilities: manifest.capabilities.filter((c) => !isKnownCapability(c)) },
+      entry: {
+        manifest,
+        source,
+        unknownCapabilities: [...manifest.capabilities, ...(manifest.modes ?? []).flatMap((m) => m.capabilities)].filter((c) => !isKnownCapability(c)),
+        arguments: compileArguments(manifest.arguments),
+        modes: compileModes(manifest.modes),
+      },
     };
   }
   const tool = typeof (value as { tool?: unknown })?.tool === "string" ? normalizeToolName((value as { tool: string }).tool).name : undefined;

@@ -19,7 +19,21 @@ export function ruleText(hit: RuleHit, d: Pick<Decision, "tool" | "requestedTool
     case "manifest.invalid":
       return `the manifest for ${d.tool} (${hit.source}) is invalid: ${hit.error}`;
     case "tool.unmanifested":
-      return `${d.tool} has no capability manifest and defaultAllow is false`;
+      return hit.requires
+        ? `${d.tool} has no capability manifest, so it is treated as critical and needs input trust owner`
+        : `${d.tool} has no capability manifest and defaultAllow is false`;
+    case "tool.mode":
+      return `argument or setting selects ${hit.mode}, which needs input trust ${hit.requires}`;
+    case "path.secret-read":
+      return `argument ${hit.argument} reads ${shown(hit.value)}, ${hit.label}, which needs input trust owner (secrets:read)`;
+    case "path.secret-write":
+      return `argument ${hit.argument} writes ${shown(hit.value)}, ${hit.label}, which needs input trust owner (system:admin)`;
+    case "path.protected-write":
+      return `argument ${hit.argument} writes ${shown(hit.value)}, ${hit.label}, which needs input trust owner (system:admin)`;
+    case "path.outside-workspace":
+      return `argument ${hit.argument} writes ${shown(hit.value)}, outside the agent's workspace, and paths.workspaceOnly is on`;
+    case "path.unreadable":
+      return `argument ${hit.argument} (${shown(hit.value)}) is ${hit.label}, so it needs input trust owner`;
     case "tool.min-input-trust":
       return `${d.tool} needs input trust ${hit.requires}`;
     case "capability.unknown":
@@ -35,6 +49,11 @@ export function ruleText(hit: RuleHit, d: Pick<Decision, "tool" | "requestedTool
     case "internal.error":
       return `ClawOS internal error: ${hit.error}`;
   }
+}
+
+function shown(value: string | undefined): string {
+  if (value === undefined) return "(no value)";
+  return JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value);
 }
 
 /** "this session is at untrusted since the result of web_fetch (untrusted, call c1, <time>)". */
@@ -53,8 +72,22 @@ function remedies(hits: readonly RuleHit[], tool: string): string {
   if (hits.some((h) => h.rule === "capability.denied" || h.rule === "capability.denied-agent" || h.rule === "subagent.denied-capability")) {
     steps.push(`remove the capability from the denial list named above in ${CONFIG_LOCATION}`);
   }
-  if (hits.some((h) => h.rule === "tool.unmanifested")) {
-    steps.push(`add a manifest for ${tool} (manifestDirs or manifests) or set ${CONFIG_LOCATION}.capabilities.defaultAllow to true`);
+  if (hits.some((h) => h.rule === "path.outside-workspace")) {
+    steps.push(`write inside the workspace, or add the path to ${CONFIG_LOCATION}.paths.writable`);
+  }
+  if (hits.some((h) => h.rule === "path.secret-read" || h.rule === "path.secret-write" || h.rule === "path.protected-write")) {
+    steps.push(`if the path is not what the rule says, add an "open" rule for it to ${CONFIG_LOCATION}.paths.rules`);
+  }
+  if (hits.some((h) => h.rule === "tool.mode" && h.capability === "proc:exec" && h.mode?.includes("Code Mode"))) {
+    steps.push("run Code Mode on the QuickJS executor (tools.codeMode.executor: quickjs), whose cells are sandboxed");
+  }
+  const unmanifested = hits.find((h) => h.rule === "tool.unmanifested");
+  if (unmanifested) {
+    steps.push(
+      unmanifested.requires
+        ? `add a manifest for ${tool} (manifestDirs or manifests) that says what it can do`
+        : `add a manifest for ${tool} (manifestDirs or manifests) or set ${CONFIG_LOCATION}.capabilities.defaultAllow to true`,
+    );
   }
   if (hits.some((h) => h.rule === "manifest.invalid")) steps.push("fix the manifest file named above");
   steps.push(`or set ${CONFIG_LOCATION}.capabilities.overrides.${tool} to "audit"`);

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { appendFile, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -54,7 +54,7 @@ export interface StoreOptions {
 }
 
 interface StoredRecord {
-  v: 1;
+  v: 2;
   key: string;
   trust: TrustLevel;
   lowered: TaintSource[];
@@ -77,6 +77,13 @@ export class SessionStore {
   private readonly maxSources: number;
   private readonly now: () => number;
   readonly health: StoreHealth = { writeErrors: 0, readErrors: 0 };
+  /**
+   * The key state files and ledger lines are authenticated with (HMAC-SHA256), kept beside the
+   * directory (`<dir>.key`, mode 0600, a secret path to the path rules). A file the agent forged,
+   * edited or copied from another session fails its check and loads as untrusted.
+   */
+  private key?: Buffer;
+  private keyError?: string;
 
   constructor(options: StoreOptions) {
     this.dir = options.dir;
@@ -89,12 +96,13 @@ export class SessionStore {
     if (this.dir) {
       // Beside the directory, not in it, so that losing the directory does not lose the ledger.
       this.ledgerFile = join(dirname(this.dir), `${basename(this.dir)}.tainted.log`);
-      this.tainted = readLedger(this.ledgerFile);
       try {
         mkdirSync(this.dir, { recursive: true });
       } catch (error) {
         this.noteReadError(`state directory ${this.dir} cannot be created: ${(error as Error).message}`);
       }
+      this.openKey(join(dirname(this.dir), `${basename(this.dir)}.key`));
+      this.tainted = readLedger(this.ledgerFile, this.key);
     }
   }
 
@@ -112,7 +120,8 @@ export class SessionStore {
     if (this.tainted.has(id) === tainted) return;
     if (tainted) this.tainted.add(id);
     else this.tainted.delete(id);
-    this.ledgerQueue.push(`${tainted ? "+" : "-"}${id.toString(16)}\n`);
+    const line = `${tainted ? "+" : "-"}${id.toString(16)}`;
+    this.ledgerQueue.push(`${line} ${ledgerMac(this.key, line)}\n`);
     this.schedule();
   }
 
@@ -156,7 +165,7 @@ export class SessionStore {
     this.inFlight.set(key, { gen, state });
     const file = this.fileOf(key);
     const temp = `${file}.${process.pid}.${gen}.tmp`;
-    writeFile(temp, JSON.stringify(recordOf(state)))
+    writeFile(temp, this.sealed(state))
       .then(() => {
         // Renamed in this callback, synchronously: a flush that ran meanwhile wrote a newer state
         // and took this write over, and a stale rename must not land after it.
@@ -355,8 +364,11 @@ export class SessionStore {
       return this.unreadable(key, `state file cannot be read (${code ?? (error as Error).message})`);
     }
     try {
-      const record = JSON.parse(text) as StoredRecord;
-      if (record?.v !== 1 || record.key !== key || !isTrustLevel(record.trust) || !Array.isArray(record.lowered) || !Array.isArray(record.recent)) {
+      const record = JSON.parse(text) as StoredRecord & { mac?: unknown };
+      if (this.keyError) return this.unreadable(key, `state key ${this.keyError}`);
+      if ((record?.v as number) === 1) return this.unreadable(key, "state file is not authenticated (written by an older ClawOS, or forged)");
+      if (!this.verify(record)) return this.unreadable(key, "state file failed its authentication check (forged, edited or copied)");
+      if (record?.v !== 2 || record.key !== key || !isTrustLevel(record.trust) || !Array.isArray(record.lowered) || !Array.isArray(record.recent)) {
         return this.unreadable(key, "state file is not a ClawOS session record");
       }
       const lowered = record.lowered.filter((s) => isTrustLevel(s?.level));
@@ -378,6 +390,54 @@ export class SessionStore {
     } catch (error) {
       return this.unreadable(key, `state file is corrupt (${(error as Error).message})`);
     }
+  }
+
+  private openKey(file: string): void {
+    try {
+      this.key = readFileSync(file);
+      if (this.key.length < 32) throw new Error("is too short");
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+        this.key = undefined;
+        this.keyError = `${file} cannot be used: ${(error as Error).message}`;
+        this.noteReadError(this.keyError);
+        return;
+      }
+    }
+    try {
+      const key = randomBytes(32);
+      writeFileSync(file, key, { mode: 0o600, flag: "wx" });
+      this.key = key;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+        // Another process made it first: use theirs.
+        try {
+          this.key = readFileSync(file);
+          return;
+        } catch {
+          // Falls through to the error below.
+        }
+      }
+      this.keyError = `${file} cannot be created: ${(error as Error).message}`;
+      this.noteReadError(this.keyError);
+    }
+  }
+
+  /** The record as stored: its JSON with a MAC over everything else. */
+  private sealed(state: SessionTrust): string {
+    const record = recordOf(state);
+    const body = JSON.stringify(record);
+    if (!this.key) return body;
+    return `${body.slice(0, -1)},"mac":"${createHmac("sha256", this.key).update(body).digest("hex")}"}`;
+  }
+
+  private verify(record: StoredRecord & { mac?: unknown }): boolean {
+    if (!this.key || typeof record?.mac !== "string") return false;
+    const { mac, ...rest } = record;
+    const expected = createHmac("sha256", this.key).update(JSON.stringify(rest)).digest();
+    const given = Buffer.from(mac, "hex");
+    return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
   private recreateDir(): void {
@@ -419,7 +479,7 @@ export class SessionStore {
   private writeSync(state: SessionTrust): void {
     const file = this.fileOf(state.key);
     const temp = `${file}.${process.pid}.tmp`;
-    const text = JSON.stringify(recordOf(state));
+    const text = this.sealed(state);
     try {
       writeFileSync(temp, text);
       renameSync(temp, file);
@@ -447,7 +507,7 @@ export class SessionStore {
 
 function recordOf(state: SessionTrust): StoredRecord {
   return {
-    v: 1,
+    v: 2,
     key: state.key,
     trust: state.trust,
     lowered: state.lowered,
@@ -578,7 +638,15 @@ function ledgerId(key: string): number {
   return Number.parseInt(createHash("sha256").update(key).digest("hex").slice(0, 13), 16);
 }
 
-function readLedger(file: string): Set<number> {
+function ledgerMac(key: Buffer | undefined, line: string): string {
+  return key ? createHmac("sha256", key).update(line).digest("hex").slice(0, 16) : "";
+}
+
+/**
+ * The tainted set from the ledger. A line marking a session tainted is honoured whatever its MAC
+ * (more taint is never a risk); a line clearing one counts only with a valid MAC.
+ */
+function readLedger(file: string, key: Buffer | undefined): Set<number> {
   const set = new Set<number>();
   let text = "";
   try {
@@ -586,11 +654,12 @@ function readLedger(file: string): Set<number> {
   } catch {
     return set;
   }
-  for (const line of text.split("\n")) {
+  for (const raw of text.split("\n")) {
+    const [line, mac] = raw.split(" ");
     const id = Number.parseInt(line.slice(1), 16);
     if (!Number.isSafeInteger(id)) continue;
     if (line.startsWith("+")) set.add(id);
-    else if (line.startsWith("-")) set.delete(id);
+    else if (line.startsWith("-") && key && mac === ledgerMac(key, line)) set.delete(id);
   }
   return set;
 }

@@ -8,6 +8,7 @@ import type { ToolCall } from "../../src/calls.ts";
 import { Engine } from "../../src/engine.ts";
 import { SessionStore } from "../../src/taint/session-store.ts";
 import { buildRegistry } from "../../src/host/runtime.ts";
+import { hostEnvironment } from "../../src/host/host-env.ts";
 import { OWNER } from "./fixtures.ts";
 
 /** Builds a real engine (built-in manifests, real store and audit) for unit tests. */
@@ -17,20 +18,52 @@ export function makeConfig(raw: unknown = {}): ClawosConfig {
   return result.config;
 }
 
+/** A host environment under a fresh temporary home (unit tests of the policy). */
+export function testHost(openclawConfig?: unknown) {
+  const dir = mkdtempSync(join(tmpdir(), "clawos-host-"));
+  const home = join(dir, "home");
+  const state = join(home, ".openclaw");
+  return hostEnvironment({
+    env: { HOME: home },
+    openclawConfig,
+    stateDir: state,
+    clawos: join(state, "clawos"),
+    audit: join(state, "clawos", "audit.jsonl"),
+    sessions: join(state, "clawos", "sessions"),
+  });
+}
+
 export interface TestEngine {
   engine: Engine;
   config: ClawosConfig;
   dir: string;
   auditFile: string;
   clock: { now: number };
+  /** The test host's home, OpenClaw state directory and the main agent's workspace. */
+  home: string;
+  state: string;
+  workspace: string;
 }
 
-export function makeEngine(raw: unknown = {}, options: { dir?: string; durable?: boolean } = {}): TestEngine {
+export function makeEngine(
+  raw: unknown = {},
+  options: { dir?: string; durable?: boolean; openclawConfig?: unknown; env?: NodeJS.ProcessEnv } = {},
+): TestEngine {
   const config = makeConfig(raw);
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "clawos-test-"));
   const clock = { now: Date.parse("2026-11-22T10:00:00Z") };
   const now = () => clock.now;
   const auditFile = join(dir, "audit.jsonl");
+  const home = join(dir, "home");
+  const state = join(home, ".openclaw");
+  const host = hostEnvironment({
+    env: { HOME: home, ...options.env },
+    openclawConfig: options.openclawConfig,
+    stateDir: state,
+    clawos: join(state, "clawos"),
+    audit: auditFile,
+    sessions: join(dir, "sessions"),
+  });
   const engine = new Engine({
     config,
     manifests: buildRegistry(config, dir),
@@ -41,9 +74,10 @@ export function makeEngine(raw: unknown = {}, options: { dir?: string; durable?:
       now,
     }),
     audit: new AuditLog({ file: auditFile, recent: config.audit.recent, now }),
+    host,
     now,
   });
-  return { engine, config, dir, auditFile, clock };
+  return { engine, config, dir, auditFile, clock, home, state, workspace: host.locations.workspaceFor("main") };
 }
 
 export { OWNER, STRANGER } from "./fixtures.ts";

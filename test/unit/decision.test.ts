@@ -4,7 +4,7 @@ import { internalErrorDecision, type Decision } from "../../src/policy/decision.
 import { ManifestRegistry, validateManifest, type ManifestEntry } from "../../src/policy/manifests.ts";
 import { blockReason } from "../../src/report/reason.ts";
 import type { TrustLevel } from "../../src/taint/trust.ts";
-import { makeConfig } from "../helpers/engine.ts";
+import { makeConfig, testHost } from "../helpers/engine.ts";
 
 function entry(manifest: Record<string, unknown>): ManifestEntry {
   const result = validateManifest({ riskLevel: "high", outputTrust: "untrusted", description: "test", ...manifest }, "test");
@@ -12,6 +12,7 @@ function entry(manifest: Record<string, unknown>): ManifestEntry {
   return result.entry;
 }
 
+const HOST = testHost();
 const exec = entry({ tool: "exec", aliases: ["bash"], capabilities: ["proc:exec"], minInputTrust: "owner" });
 const message = entry({ tool: "message", capabilities: ["message:send"], minInputTrust: "verified" });
 const read = entry({ tool: "read", capabilities: ["fs:read"], minInputTrust: "untrusted" });
@@ -46,7 +47,7 @@ function input(
 
 /** The compiled policy's decision for one call, with the reason a person reads. */
 function decide(c: CallShape): Decision & { reason?: string } {
-  const policy = new CompiledPolicy(makeConfig(c.config), c.registry);
+  const policy = new CompiledPolicy(makeConfig(c.config), c.registry, HOST);
   const tool = policy.resolve(c.tool, {});
   const taint =
     c.trust === "owner"
@@ -120,8 +121,15 @@ describe("decide", () => {
     expect(decide(input("gateway", admin, "owner")).outcome).toBe("allow");
   });
 
-  it("unmanifested tools follow defaultAllow", () => {
-    expect(decide(input("note_write", undefined, "untrusted"))).toMatchObject({ outcome: "allow", manifested: false });
+  it("an unmanifested tool runs at owner under defaultAllow, is critical below owner, and is denied without defaultAllow", () => {
+    expect(decide(input("note_write", undefined, "owner"))).toMatchObject({ outcome: "allow", manifested: false });
+    for (const trust of ["verified", "community", "untrusted"] as const) {
+      const below = decide(input("note_write", undefined, trust));
+      expect(below.rules).toEqual([{ rule: "tool.unmanifested", requires: "owner" }]);
+      expect(below.outcome).toBe("block");
+      expect(below.reason).toContain("treated as critical");
+      expect(below.reason).toContain("add a manifest for note_write");
+    }
     const d = decide(input("note_write", undefined, "owner", { capabilities: { mode: "enforce", defaultAllow: false } }));
     expect(d.rules.map((r) => r.rule)).toEqual(["tool.unmanifested"]);
     expect(d.reason).toContain("defaultAllow");

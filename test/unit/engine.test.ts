@@ -170,11 +170,26 @@ describe("engine: meta tools", () => {
     expect(engine.gate(call("CRON"))).toMatchObject({ tool: "automations", effect: "block" });
   });
 
-  it("Code Mode's outer exec is a meta call; the tools it calls are checked on their own", () => {
-    const { engine } = makeEngine(ENFORCE);
+  it("Code Mode's outer exec on the QuickJS sandbox is a meta call; the tools it calls are checked on their own", () => {
+    const { engine } = makeEngine(ENFORCE, { openclawConfig: { tools: { codeMode: { enabled: true, executor: "quickjs" } } } });
     engine.gate(call("read", { requester: STRANGER }));
     expect(engine.gate(call("exec", { toolKind: "code_mode_exec", params: { code: "..." } })).outcome).toBe("allow");
     expect(engine.gate(call("exec", { params: { command: "id" } })).outcome).toBe("block");
+  });
+
+  it("a Code Mode cell on the node executor (not a sandbox) is decided like exec; an agent's own executor wins", () => {
+    const { engine } = makeEngine(ENFORCE, {
+      openclawConfig: { tools: { codeMode: { executor: "node" } }, agents: { entries: { sandboxed: { tools: { codeMode: { executor: "quickjs" } } } } } },
+    });
+    engine.gate(call("read", { requester: STRANGER }));
+    const cell = engine.gate(call("exec", { toolKind: "code_mode_exec", params: { code: "..." } }));
+    expect(cell.outcome).toBe("block");
+    expect(cell.rules).toContainEqual(expect.objectContaining({ rule: "tool.mode", requires: "owner", capability: "proc:exec" }));
+    expect(cell.capabilities).toContain("proc:exec");
+    expect(blockReason(cell)).toContain("QuickJS");
+    const other = "agent:sandboxed:main";
+    engine.gate(call("read", { sessionKey: other, agentId: "sandboxed", requester: STRANGER }));
+    expect(engine.gate(call("exec", { sessionKey: other, agentId: "sandboxed", toolKind: "code_mode_exec", params: { code: "..." } })).outcome).toBe("allow");
   });
 });
 

@@ -64,6 +64,7 @@ describe("trace replay mechanics", () => {
         id: "mechanics",
         kind: "benign",
         requester: { owner: true },
+        host: { tools: { codeMode: { enabled: true, executor: "quickjs" } } },
         expect: "blocked",
         calls: [
           { tool: "write", args: { path: "notes.md" } },

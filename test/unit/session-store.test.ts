@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionStore, type TaintSource } from "../../src/taint/session-store.ts";
@@ -51,11 +63,49 @@ describe("session store durability", () => {
     const truncated = store(dir).get(KEY);
     expect(truncated.trust).toBe("untrusted");
     expect(truncated.stateError).toMatch(/corrupt/);
-    writeFileSync(file, JSON.stringify({ v: 1, key: KEY, trust: "root", lowered: [], recent: [] }));
+    writeFileSync(file, JSON.stringify({ v: 2, key: KEY, trust: "root", lowered: [], recent: [] }));
     expect(store(dir).get(KEY).trust).toBe("untrusted");
-    // An edit that claims a higher level than the session starts at cannot raise it.
+    // A forged or hand-edited record fails its authentication check, whatever it claims.
+    writeFileSync(file, JSON.stringify({ v: 2, key: KEY, trust: "owner", lowered: [], recent: [], updatedAt: 1, mac: "00".repeat(32) }));
+    const forged = store(dir).get(KEY, "verified");
+    expect(forged.trust).toBe("untrusted");
+    expect(forged.stateError).toMatch(/authentication/);
+    // A record written by an older ClawOS (no MAC) is not trusted either.
     writeFileSync(file, JSON.stringify({ v: 1, key: KEY, trust: "owner", lowered: [], recent: [], updatedAt: 1 }));
-    expect(store(dir).get(KEY, "verified").trust).toBe("verified");
+    expect(store(dir).get(KEY).stateError).toMatch(/not authenticated/);
+  });
+
+  it("state files are authenticated with a key beside the directory: a copy, a new key or a lost key fails closed", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
+    const s = store(dir);
+    s.lower(KEY, untrusted);
+    s.lower("agent:main:other", { ...untrusted, level: "verified" });
+    s.flush();
+    expect(statSync(`${dir}.key`).mode & 0o777).toBe(0o600);
+    expect(store(dir).get(KEY).trust).toBe("untrusted");
+    expect(store(dir).get("agent:main:other").trust).toBe("verified");
+    // A valid file of one session copied over another's: its key does not match.
+    copyFileSync(s.fileOf("agent:main:other"), s.fileOf(KEY));
+    expect(store(dir).get(KEY).trust).toBe("untrusted");
+    // The key replaced (or deleted and recreated): every existing file fails its check.
+    writeFileSync(`${dir}.key`, Buffer.alloc(32, 7));
+    const rekeyed = store(dir).get("agent:main:other");
+    expect(rekeyed.trust).toBe("untrusted");
+    expect(rekeyed.stateError).toMatch(/authentication/);
+  });
+
+  it("a ledger line clearing a taint counts only with its MAC; a line adding one always counts", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clawos-store-"));
+    const s = store(dir);
+    s.lower(KEY, untrusted);
+    s.flush();
+    const ledger = `${dir}.tainted.log`;
+    const added = readFileSync(ledger, "utf8").trim().split(" ")[0];
+    unlinkSync(s.fileOf(KEY));
+    appendFileSync(ledger, `-${added.slice(1)}\n-${added.slice(1)} 0000000000000000\n`);
+    const reloaded = store(dir).get(KEY);
+    expect(reloaded.trust).toBe("untrusted");
+    expect(reloaded.stateError).toMatch(/missing, but the session was tainted/);
   });
 
   it("a file copied from another session does not apply", () => {
@@ -115,7 +165,7 @@ describe("session store durability", () => {
     for (let i = 0; i < 50 && (s.pendingWrites > 0 || !existsSync(s.fileOf(KEY))); i++) await new Promise((r) => setTimeout(r, 10));
     expect(s.pendingWrites).toBe(0);
     expect(store(dir).get(KEY).trust).toBe("untrusted");
-    expect(readFileSync(`${dir}.tainted.log`, "utf8")).toMatch(/^\+[0-9a-f]+\n$/);
+    expect(readFileSync(`${dir}.tainted.log`, "utf8")).toMatch(/^\+[0-9a-f]+ [0-9a-f]{16}\n$/);
   });
 
   it("a session evicted before its write lands comes back from memory, not from an older file", () => {

@@ -22,6 +22,8 @@ export interface RecordingHost {
 
 export interface RecordingHostOptions {
   pluginConfig?: unknown;
+  /** OpenClaw's whole config (api.config). */
+  config?: Record<string, unknown>;
   /** OpenClaw's state directory as the host would resolve it. */
   stateDir: string;
   /** Hosts before trusted tool policies: the plugin falls back to before_tool_call. */
@@ -41,6 +43,7 @@ export function recordingHost(options: RecordingHostOptions): RecordingHost {
   }) as HostApi["on"];
   const api: HostApi = {
     pluginConfig: options.pluginConfig as HostApi["pluginConfig"],
+    ...(options.config ? { config: options.config as HostApi["config"] } : {}),
     registrationMode: "full",
     logger: {
       info: (message: string) => logs.push({ level: "info", message }),

@@ -68,6 +68,8 @@ export interface Trace {
   readonly expect: Expectation;
   readonly note?: string;
   readonly config?: Record<string, unknown>;
+  /** OpenClaw's own config for the run's host (api.config), e.g. Code Mode's executor. */
+  readonly host?: Record<string, unknown>;
   readonly calls: readonly Step[];
   readonly file: string;
   readonly line: number;
@@ -84,7 +86,7 @@ export function formatError(e: FormatError): string {
   return `${e.file}:${e.line}: ${e.field}: ${e.message}`;
 }
 
-const TRACE_KEYS = new Set(["id", "kind", "requester", "sessionKey", "expect", "note", "config", "calls", "title", "tags"]);
+const TRACE_KEYS = new Set(["id", "kind", "requester", "sessionKey", "expect", "note", "config", "host", "calls", "title", "tags"]);
 const CALL_KEYS = new Set(["tool", "args", "toolKind", "result_trust", "injected", "session", "child", "link", "inner", "output", "details", "id", "note"]);
 
 class TraceFormatError extends Error {
@@ -194,6 +196,7 @@ export function checkTrace(value: unknown, file: string, line: number): Trace {
   if (value.expect !== undefined && value.expect !== "blocked" && value.expect !== "allowed") fail("expect", 'must be "blocked" or "allowed"');
   if (value.note !== undefined && typeof value.note !== "string") fail("note", "must be a string");
   if (value.config !== undefined && !isRecord(value.config)) fail("config", "must be an object (ClawOS config merged over the run's)");
+  if (value.host !== undefined && !isRecord(value.host)) fail("host", "must be an object (OpenClaw's config for the run's host)");
   if (!Array.isArray(value.calls) || value.calls.length === 0) fail("calls", "must be a non-empty array of steps");
   const children = new Set<string>();
   const calls = value.calls.map((step, i) => checkStep(step, `calls[${i}]`, children));
@@ -210,6 +213,7 @@ export function checkTrace(value: unknown, file: string, line: number): Trace {
     expect,
     ...(typeof value.note === "string" ? { note: value.note } : {}),
     ...(isRecord(value.config) ? { config: value.config } : {}),
+    ...(isRecord(value.host) ? { host: value.host } : {}),
     calls,
     file,
     line,
@@ -370,7 +374,7 @@ class TraceRun {
   }
 
   private register(): void {
-    this.host = recordingHost({ pluginConfig: this.rawConfig, stateDir: this.stateDir });
+    this.host = recordingHost({ pluginConfig: this.rawConfig, stateDir: this.stateDir, config: this.trace.host });
     plugin.register(this.host.api as never);
     // The same inputs return the runtime register() just created (no reload).
     this.runtime = obtainRuntime({ rawConfig: this.rawConfig, stateDir: this.stateDir });

@@ -1,0 +1,181 @@
+import { readlinkSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { HostLocations } from "../policy/path-rules.ts";
+import type { HostSettings, PathResolver } from "../policy/touches.ts";
+
+/**
+ * Where OpenClaw keeps things and how its file tools read a path, worked out the way the installed
+ * host does (2026.9.6: `resolveStateDir`, `resolveConfigPath`, `resolveAgentWorkspaceDir`, and the
+ * file tools' `~`, `@` and workspace-relative handling), so a path rule decides on the file a call
+ * really reaches. Reads the environment and the OpenClaw config once; follows symlinks per call.
+ */
+
+export interface CallHost {
+  readonly locations: HostLocations;
+  readonly resolver: PathResolver;
+  readonly settings: HostSettings;
+}
+
+export interface HostEnvInputs {
+  readonly env?: NodeJS.ProcessEnv;
+  /** OpenClaw's whole config as the host passed it (`api.config`), when it did. */
+  readonly openclawConfig?: unknown;
+  /** OpenClaw's state directory as the host resolved it. */
+  readonly stateDir: string;
+  readonly clawos: string;
+  readonly audit: string;
+  readonly sessions: string;
+  readonly platform?: NodeJS.Platform;
+}
+
+type Json = Record<string, unknown>;
+
+function obj(value: unknown): Json | undefined {
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() ? value.trim() : undefined;
+}
+
+/** The host's effective home: OPENCLAW_HOME (with `~` expanded), else HOME / USERPROFILE. */
+function effectiveHome(env: NodeJS.ProcessEnv): string {
+  const osHome = text(env.HOME) ?? text(env.USERPROFILE) ?? homedir();
+  const explicit = text(env.OPENCLAW_HOME);
+  if (!explicit) return resolve(osHome);
+  return resolve(explicit.replace(/^~(?=$|[\\/])/, osHome));
+}
+
+/** `~` in config values and env overrides means the effective home (the host's `resolveUserPath`). */
+function userPath(input: string, env: NodeJS.ProcessEnv): string {
+  const trimmed = input.trim();
+  return resolve(trimmed.startsWith("~") ? trimmed.replace(/^~(?=$|[\\/])/, effectiveHome(env)) : trimmed);
+}
+
+/** An agent's entry in `agents.entries` (record) or `agents.list` (array). */
+function agentEntry(config: Json | undefined, agentId: string): Json | undefined {
+  const agents = obj(config?.agents);
+  const entries = agents?.entries;
+  if (obj(entries)) {
+    for (const [id, entry] of Object.entries(entries as Json)) if (id.toLowerCase() === agentId) return obj(entry);
+  }
+  const list = Array.isArray(entries) ? entries : Array.isArray(agents?.list) ? (agents?.list as unknown[]) : [];
+  for (const entry of list) if (text(obj(entry)?.id)?.toLowerCase() === agentId) return obj(entry);
+  return undefined;
+}
+
+function defaultAgentId(config: Json | undefined): string {
+  const agents = obj(config?.agents);
+  const entries = agents?.entries ?? agents?.list;
+  if (Array.isArray(entries)) {
+    const marked = entries.find((e) => obj(e)?.default === true);
+    const id = text(obj(marked)?.id) ?? text(obj(entries[0])?.id);
+    if (id) return id.toLowerCase();
+  } else if (obj(entries)) {
+    for (const [id, entry] of Object.entries(entries as Json)) if (obj(entry)?.default === true) return id.toLowerCase();
+  }
+  return "main";
+}
+
+export function hostEnvironment(inputs: HostEnvInputs): CallHost {
+  const env = inputs.env ?? process.env;
+  const config = obj(inputs.openclawConfig);
+  const platform = inputs.platform ?? process.platform;
+  const state = resolve(inputs.stateDir);
+  const configPath = text(env.OPENCLAW_CONFIG_PATH) ? userPath(env.OPENCLAW_CONFIG_PATH as string, env) : join(state, "openclaw.json");
+  const defaultAgent = defaultAgentId(config);
+  const workspaces = new Map<string, string>();
+
+  const workspaceFor = (agentId: string | undefined): string => {
+    const id = (agentId ?? defaultAgent).toLowerCase();
+    let dir = workspaces.get(id);
+    if (dir) return dir;
+    const configured = text(agentEntry(config, id)?.workspace);
+    const fallback = text(obj(obj(config?.agents)?.defaults)?.workspace);
+    if (configured) dir = userPath(configured, env);
+    else if (id === defaultAgent) {
+      dir = fallback ? userPath(fallback, env) : text(env.OPENCLAW_WORKSPACE_DIR) ? resolve(env.OPENCLAW_WORKSPACE_DIR as string) : join(state, "workspace");
+    } else dir = fallback ? join(userPath(fallback, env), id) : join(state, `workspace-${id}`);
+    workspaces.set(id, dir);
+    return dir;
+  };
+
+  const locations: HostLocations = {
+    // The file tools expand `~` with the OS home (not OPENCLAW_HOME).
+    home: resolve(text(env.HOME) ?? homedir()),
+    state,
+    config: configPath,
+    clawos: resolve(inputs.clawos),
+    audit: resolve(inputs.audit),
+    sessions: resolve(inputs.sessions),
+    workspaceFor,
+    caseInsensitive: platform === "darwin" || platform === "win32",
+  };
+
+  const resolver: PathResolver = {
+    resolve(raw, agentId) {
+      if (typeof raw !== "string" || raw.includes("\u0000")) return undefined;
+      let p = raw.trim();
+      if (!p) return undefined;
+      // A URL other than file:// is not a local path (a media argument may hold either).
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p) && !/^file:\/\//i.test(p)) return [];
+      if (/^file:\/\//i.test(p)) {
+        try {
+          p = decodeURIComponent(new URL(p).pathname);
+        } catch {
+          return undefined;
+        }
+      }
+      // `@file` is a file reference; `~` is the OS home; relative paths are the workspace's.
+      if (p.startsWith("@")) p = p.slice(1);
+      if (p === "~" || p.startsWith("~/")) p = locations.home + p.slice(1);
+      const spelled = isAbsolute(p) ? resolve(p) : resolve(workspaceFor(agentId), p);
+      const real = realOf(spelled);
+      return real && real !== spelled ? [spelled, real] : [spelled];
+    },
+  };
+
+  const settings: HostSettings = {
+    get(name, agentId) {
+      if (name === "codeMode.executor") {
+        const id = (agentId ?? defaultAgent).toLowerCase();
+        const own = obj(obj(obj(agentEntry(config, id)?.tools)?.codeMode))?.executor;
+        const global = obj(obj(config?.tools)?.codeMode)?.executor;
+        return text(own) ?? text(global) ?? "node";
+      }
+      return undefined;
+    },
+  };
+
+  return { locations, resolver, settings };
+}
+
+/** The path with symlinks followed: the nearest existing ancestor's real path plus the rest. */
+function realOf(path: string, depth = 0): string | undefined {
+  let head = path;
+  const rest: string[] = [];
+  for (let i = 0; i < 64; i++) {
+    try {
+      const real = (realpathSync.native ?? realpathSync)(head);
+      return rest.length ? join(real, ...rest.reverse()) : real;
+    } catch {
+      // A dangling symlink: writing through it creates its target, so the target is what it touches.
+      let target: string | undefined;
+      try {
+        target = readlinkSync(head);
+      } catch {
+        target = undefined;
+      }
+      if (target !== undefined && depth < 8) {
+        const followed = resolve(dirname(head), target);
+        return realOf(rest.length ? join(followed, ...[...rest].reverse()) : followed, depth + 1);
+      }
+      const parent = resolve(head, "..");
+      if (parent === head) return undefined;
+      rest.push(head.slice(parent.length).replace(/^[\\/]+/, ""));
+      head = parent;
+    }
+  }
+  return undefined;
+}

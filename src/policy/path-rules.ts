@@ -1,0 +1,172 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Type, type Static } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import picomatch from "picomatch";
+import { describeErrors } from "../config/validation.ts";
+
+/**
+ * Path rules: which files a call may not touch at less than owner trust. Data, first match wins:
+ * the operator's rules (config `paths.rules`) come before the built-in ones (`rules/paths.json`),
+ * and both are checked by this one schema.
+ *
+ *   secret     reading needs owner (secrets:read); writing counts as system:admin
+ *   protected  writing needs owner (system:admin); reading is the tool's own business
+ *   open       no path rule applies (the workspace, or an operator's carve-out)
+ */
+
+export const PATH_ZONES = ["secret", "protected", "open"] as const;
+export type PathZone = (typeof PATH_ZONES)[number];
+
+export const PathRuleSchema = Type.Object(
+  {
+    pattern: Type.String({
+      minLength: 1,
+      description:
+        "a glob over absolute paths (** any depth, * one name, {a,b} either); placeholders {home} {state} {config} {workspace} {clawos} {audit} {sessions}",
+    }),
+    zone: Type.Union(
+      PATH_ZONES.map((zone) => Type.Literal(zone)),
+      { description: "secret (reads and writes need owner), protected (writes need owner) or open (no rule)" },
+    ),
+    label: Type.String({ minLength: 1, description: "what the path is, in words for a block reason" }),
+  },
+  { additionalProperties: false },
+);
+export type PathRule = Static<typeof PathRuleSchema>;
+
+const PathRulesFileSchema = Type.Object({ $comment: Type.Optional(Type.String()), rules: Type.Array(PathRuleSchema) }, { additionalProperties: false });
+const checkRulesFile = TypeCompiler.Compile(PathRulesFileSchema);
+
+/** Where the host keeps what the path rules protect, resolved the way the host resolves them. */
+export interface HostLocations {
+  /** What `~` means to the host's file tools. */
+  readonly home: string;
+  readonly state: string;
+  readonly config: string;
+  readonly clawos: string;
+  readonly audit: string;
+  readonly sessions: string;
+  /** The agent's workspace: relative paths resolve against it. */
+  workspaceFor(agentId: string | undefined): string;
+  /** The filesystem ignores case (macOS, Windows): patterns match without case. */
+  readonly caseInsensitive: boolean;
+}
+
+export interface PathMatch {
+  readonly zone: PathZone;
+  readonly label: string;
+  readonly pattern: string;
+}
+
+/** The built-in rules shipped with ClawOS. A broken file is a packaging error: it throws. */
+export function builtinPathRules(): PathRule[] {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [join(here, "..", "..", "rules", "paths.json"), join(here, "..", "..", "..", "rules", "paths.json")];
+  let lastError: unknown;
+  for (const file of candidates) {
+    let value: unknown;
+    try {
+      value = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      lastError = error;
+      continue;
+    }
+    if (!checkRulesFile.Check(value)) throw new Error(describeErrors(checkRulesFile, value, "rules/paths.json").join(" "));
+    return value.rules;
+  }
+  throw new Error(`ClawOS's built-in path rules cannot be read: ${(lastError as Error)?.message ?? "not found"}`);
+}
+
+const GLOB_SPECIAL = /[\\*?[\]{}()!+@|]/g;
+
+function escapeGlob(path: string): string {
+  return path.replace(GLOB_SPECIAL, "\\$&");
+}
+
+type Matcher = (path: string) => boolean;
+
+interface CompiledRule {
+  readonly rule: PathRule;
+  readonly usesWorkspace: boolean;
+  readonly fixed?: Matcher;
+}
+
+const ZONE_RANK: Record<PathZone, number> = { open: 0, protected: 1, secret: 2 };
+
+/**
+ * The compiled path rules for one host. Patterns without `{workspace}` compile once; the others
+ * once per workspace. Matching is over absolute, normalised paths.
+ */
+export class PathRules {
+  private readonly compiled: CompiledRule[];
+  private readonly perWorkspace = new Map<string, Matcher[]>();
+  private readonly writableFixed: Matcher[];
+  readonly locations: HostLocations;
+  private readonly writable: readonly string[];
+
+  constructor(rules: readonly PathRule[], locations: HostLocations, writable: readonly string[] = []) {
+    this.locations = locations;
+    this.writable = writable;
+    this.compiled = rules.map((rule) => {
+      const usesWorkspace = rule.pattern.includes("{workspace}");
+      return { rule, usesWorkspace, fixed: usesWorkspace ? undefined : this.matcher(rule.pattern, undefined) };
+    });
+    this.writableFixed = writable.filter((p) => !p.includes("{workspace}")).map((p) => this.matcher(p, undefined));
+  }
+
+  /** The first rule a path matches, or undefined when none does. */
+  match(path: string, agentId: string | undefined): PathMatch | undefined {
+    const workspace = this.locations.workspaceFor(agentId);
+    const matchers = this.workspaceMatchers(workspace);
+    for (let i = 0; i < this.compiled.length; i++) {
+      const entry = this.compiled[i];
+      const matches = entry.fixed ?? matchers[i];
+      if (matches(path)) return { zone: entry.rule.zone, label: entry.rule.label, pattern: entry.rule.pattern };
+    }
+    return undefined;
+  }
+
+  /** The stricter match of a path's spelled and real (symlinks followed) forms. */
+  strictest(paths: readonly string[], agentId: string | undefined): PathMatch | undefined {
+    let best: PathMatch | undefined;
+    for (const path of paths) {
+      const match = this.match(path, agentId);
+      if (match && (!best || ZONE_RANK[match.zone] > ZONE_RANK[best.zone])) best = match;
+    }
+    return best;
+  }
+
+  /** Inside the agent's workspace or an operator's writable pattern (the workspace scope). */
+  writableFor(path: string, agentId: string | undefined): boolean {
+    const workspace = this.locations.workspaceFor(agentId);
+    if (this.matcher(`{workspace}/**`, workspace)(path) || this.samePath(path, workspace)) return true;
+    if (this.writableFixed.some((m) => m(path))) return true;
+    return this.writable.filter((p) => p.includes("{workspace}")).some((p) => this.matcher(p, workspace)(path));
+  }
+
+  private samePath(a: string, b: string): boolean {
+    return this.locations.caseInsensitive ? a.toLowerCase() === b.toLowerCase() : a === b;
+  }
+
+  private workspaceMatchers(workspace: string): Matcher[] {
+    let matchers = this.perWorkspace.get(workspace);
+    if (!matchers) {
+      matchers = this.compiled.map((entry) => entry.fixed ?? this.matcher(entry.rule.pattern, workspace));
+      if (this.perWorkspace.size > 64) this.perWorkspace.clear();
+      this.perWorkspace.set(workspace, matchers);
+    }
+    return matchers;
+  }
+
+  private matcher(pattern: string, workspace: string | undefined): Matcher {
+    const l = this.locations;
+    const expanded = pattern.replace(/\{(home|state|config|workspace|clawos|audit|sessions)\}/g, (_, name: string) => {
+      const value =
+        name === "workspace" ? (workspace ?? l.workspaceFor(undefined)) : (l[name as "home" | "state" | "config" | "clawos" | "audit" | "sessions"] as string);
+      return escapeGlob(value.replace(/\/+$/, "") || "/");
+    });
+    return picomatch(expanded, { dot: true, nocase: l.caseInsensitive });
+  }
+}

@@ -1,0 +1,143 @@
+import type { TrustLevel } from "../taint/trust.ts";
+import { modeHolds, patchPaths, valuesAt, type CompiledArgument, type CompiledMode } from "./arguments.ts";
+import type { RiskLevel } from "./manifest-schema.ts";
+import type { PathRules, PathZone } from "./path-rules.ts";
+
+/**
+ * What a call touches, read from its arguments: the files its path arguments reach (resolved the
+ * way the host resolves them) and the modes its arguments or the host's settings select. The
+ * decision reads these facts; it never reads the params itself.
+ */
+
+/** Resolves a path argument the way the host's file tools do. Lives in the host layer (it reads the filesystem). */
+export interface PathResolver {
+  /**
+   * The absolute forms of a path the host would touch: as spelled (home, workspace-relative and
+   * `..` resolved) and, when different, with symlinks followed. Empty for a value that is not a
+   * local path (an http URL); undefined when it cannot be read as one (a NUL byte, a bad file URL).
+   */
+  resolve(raw: string, agentId: string | undefined): readonly string[] | undefined;
+}
+
+/** Host settings a manifest's modes can name (e.g. `codeMode.executor`), per agent. */
+export interface HostSettings {
+  get(name: string, agentId: string | undefined): unknown;
+}
+
+/** What the decision needs from the host beyond the call: compiled path rules, the resolver, settings. */
+export interface CallEnvironment {
+  readonly paths: PathRules;
+  readonly resolver: PathResolver;
+  readonly settings: HostSettings;
+  /** Writes outside the workspace (and the operator's writable patterns) are blocked. */
+  readonly workspaceOnly: boolean;
+}
+
+export type TouchKind = "secret-read" | "secret-write" | "protected-write" | "outside-workspace" | "unreadable-path";
+
+export interface Touch {
+  readonly kind: TouchKind;
+  /** The argument, as the manifest names it. */
+  readonly argument: string;
+  /** The path as the host resolves it (or the raw value when it cannot be resolved). */
+  readonly value: string;
+  readonly label: string;
+}
+
+export interface SelectedMode {
+  readonly name: string;
+  readonly capabilities: readonly string[];
+  readonly minInputTrust?: TrustLevel;
+  readonly riskLevel?: RiskLevel;
+}
+
+export interface CallFacts {
+  readonly touches: readonly Touch[];
+  readonly modes: readonly SelectedMode[];
+}
+
+/** The capability a touch counts as. */
+export function touchCapability(kind: TouchKind): string | undefined {
+  if (kind === "secret-read") return "secrets:read";
+  if (kind === "secret-write" || kind === "protected-write") return "system:admin";
+  return undefined;
+}
+
+const MAX_PATHS_PER_CALL = 256;
+
+function zoneTouch(zone: PathZone, access: "read" | "write"): TouchKind | undefined {
+  if (zone === "secret") return access === "read" ? "secret-read" : "secret-write";
+  if (zone === "protected" && access === "write") return "protected-write";
+  return undefined;
+}
+
+/**
+ * The facts of one call under a manifest's arguments and modes, or undefined when the manifest
+ * declares none (the common case: such calls are decided, and memoized, by shape alone).
+ */
+export function callFacts(
+  args: readonly CompiledArgument[],
+  modes: readonly CompiledMode[],
+  params: unknown,
+  derivedPaths: readonly string[] | undefined,
+  agentId: string | undefined,
+  env: CallEnvironment,
+): CallFacts | undefined {
+  if (args.length === 0 && modes.length === 0) return undefined;
+  const touches: Touch[] = [];
+  const seen = new Set<string>();
+  let count = 0;
+  for (const arg of args) {
+    const { role, access = "read", at } = arg.spec;
+    if (role !== "path" && role !== "patch") continue;
+    const raws = arg.derived ? (derivedPaths ?? []) : valuesAt(params, arg.segments);
+    for (const raw of raws) {
+      if (typeof raw !== "string") continue;
+      const paths = role === "patch" ? patchPaths(raw) : [raw];
+      for (const path of paths) {
+        if (++count > MAX_PATHS_PER_CALL) {
+          touches.push({ kind: "unreadable-path", argument: at, value: `more than ${MAX_PATHS_PER_CALL} paths`, label: "too many paths to check" });
+          return { touches, modes: selectedModes(modes, params, agentId, env) };
+        }
+        const key = `${access}\u0000${path}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        touchesOf(path, at, access, agentId, env, touches);
+      }
+    }
+  }
+  return { touches, modes: selectedModes(modes, params, agentId, env) };
+}
+
+function touchesOf(raw: string, argument: string, access: "read" | "write", agentId: string | undefined, env: CallEnvironment, out: Touch[]): void {
+  const forms = env.resolver.resolve(raw, agentId);
+  if (!forms) {
+    if (raw.trim()) out.push({ kind: "unreadable-path", argument, value: raw, label: "a path ClawOS cannot resolve" });
+    return;
+  }
+  if (forms.length === 0) return;
+  const match = env.paths.strictest(forms, agentId);
+  const kind = match ? zoneTouch(match.zone, access) : undefined;
+  if (match && kind) out.push({ kind, argument, value: forms[forms.length - 1], label: match.label });
+  if (access === "write" && env.workspaceOnly && !forms.every((p) => env.paths.writableFor(p, agentId))) {
+    out.push({ kind: "outside-workspace", argument, value: forms[forms.length - 1], label: "outside the agent's workspace" });
+  }
+}
+
+function selectedModes(modes: readonly CompiledMode[], params: unknown, agentId: string | undefined, env: CallEnvironment): SelectedMode[] {
+  const out: SelectedMode[] = [];
+  for (const mode of modes) {
+    const { spec } = mode;
+    let holds: boolean;
+    if (mode.segments) {
+      const values = valuesAt(params, mode.segments);
+      holds = values.length === 0 ? modeHolds(spec, undefined) : values.some((v) => modeHolds(spec, v));
+    } else if (spec.when.host) {
+      holds = modeHolds(spec, env.settings.get(spec.when.host, agentId));
+    } else {
+      holds = false;
+    }
+    if (holds) out.push({ name: spec.name, capabilities: spec.capabilities, minInputTrust: spec.minInputTrust, riskLevel: spec.riskLevel });
+  }
+  return out;
+}
