@@ -5,6 +5,7 @@ import { CompiledPolicy, type PolicyHost } from "./policy/compiled-policy.ts";
 import { internalErrorDecision, type Decision } from "./policy/decision.ts";
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
 import type { ResolvedTool } from "./policy/tool-names.ts";
+import type { CallFacts } from "./policy/touches.ts";
 import { SessionTaint, trustAtCall, type ObservedResult } from "./taint/session-taint.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./taint/session-store.ts";
 import type { TrustLevel } from "./taint/trust.ts";
@@ -39,13 +40,29 @@ export interface EngineStatus {
   readonly store: SessionStore["health"] & { readonly sessions: number };
 }
 
+/** An allowed call that wrote a protected or secret path (OpenClaw's config among them). */
+export interface ProtectedWrite {
+  readonly at: number;
+  readonly tool: string;
+  readonly sessionKey?: string;
+  readonly path: string;
+  readonly label: string;
+  readonly trust: TrustLevel;
+}
+
+const PROTECTED_WRITES_KEPT = 20;
+
 export class Engine {
   private policy: CompiledPolicy;
   private host: PolicyHost;
   readonly taint: SessionTaint;
   readonly audit: AuditLog;
+  private readonly now: () => number;
+  /** The latest allowed writes to protected paths: who could have changed the config. */
+  readonly protectedWrites: ProtectedWrite[] = [];
 
   constructor(options: EngineOptions) {
+    this.now = options.now ?? Date.now;
     this.host = options.host;
     this.policy = new CompiledPolicy(options.config, options.manifests, options.host);
     this.audit = options.audit;
@@ -89,6 +106,7 @@ export class Engine {
       const facts = mode === "off" ? undefined : policy.factsFor(tool, call.params, call.derivedPaths, call.agentId);
       const decision = policy.decide(tool, mode, trustAtCall(session, mode === "enforce"), call.isSubagent, call.agentId, session.lowered, facts);
       this.taint.afterCall(call, tool, decision);
+      if (facts && decision.outcome === "allow") this.noteProtectedWrites(call, decision, facts.touches);
       this.audit.recordDecision(decision, contextOf(call, session.lowered));
       return decision;
     } catch (error) {
@@ -99,6 +117,21 @@ export class Engine {
         // The decision stands even when it cannot be recorded.
       }
       return decision;
+    }
+  }
+
+  private noteProtectedWrites(call: ToolCall, decision: Decision, touches: CallFacts["touches"]): void {
+    for (const touch of touches) {
+      if (touch.kind !== "protected-write" && touch.kind !== "secret-write") continue;
+      this.protectedWrites.push({
+        at: this.now(),
+        tool: decision.tool,
+        sessionKey: call.sessionKey,
+        path: touch.value,
+        label: touch.label,
+        trust: decision.inputTrust,
+      });
+      if (this.protectedWrites.length > PROTECTED_WRITES_KEPT) this.protectedWrites.shift();
     }
   }
 
@@ -153,6 +186,7 @@ export class Engine {
 
   status(): EngineStatus {
     const store = this.taint.store;
+    this.audit.checkIntegrity();
     return {
       policy: this.policy,
       audit: this.audit.health,

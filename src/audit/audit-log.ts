@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
+import { AuditSeal, type Integrity } from "./audit-seal.ts";
 import type { Decision } from "../policy/decision.ts";
 import { isoTime } from "../report/iso-time.ts";
 import { blockReason } from "../report/reason.ts";
@@ -48,9 +49,20 @@ export interface AuditHealth {
   writeErrors: number;
   lastWriteError?: string;
   file?: string;
+  /** Whether the log on disk is still what ClawOS wrote (see `audit-seal.ts`). */
+  integrity?: Integrity;
 }
 
-type Pending = { kind: "decision"; record: DecisionRecord } | { kind: "trust"; change: TrustChange; at: number };
+/** A config reload that weakened ClawOS: what changed, and the writes ClawOS saw that could have made it. */
+export interface ConfigChange {
+  readonly weakened: readonly string[];
+  readonly writers: readonly string[];
+}
+
+type Pending =
+  | { kind: "decision"; record: DecisionRecord }
+  | { kind: "trust"; change: TrustChange; at: number }
+  | { kind: "config"; change: ConfigChange; at: number };
 
 export interface AuditOptions {
   /** JSON-lines file; undefined keeps counters and the recent ring only. */
@@ -79,6 +91,7 @@ export class AuditLog {
   private readonly now: () => number;
   /** True when the audit file could not be opened: records are counted but not written. */
   private lost = false;
+  private sealer?: AuditSeal;
 
   constructor(options: AuditOptions) {
     this.ringSize = options.recent;
@@ -91,6 +104,8 @@ export class AuditLog {
     if (file === this.health.file) return;
     this.close();
     this.fd = undefined;
+    this.sealer = undefined;
+    this.health.integrity = undefined;
     this.lost = false;
     this.health.file = undefined;
     if (file) this.open(file);
@@ -102,6 +117,8 @@ export class AuditLog {
       mkdirSync(dirname(file), { recursive: true });
       // Opened synchronously so that an exit right after start can still flush every record.
       this.fd = openSync(file, "a");
+      this.sealer = new AuditSeal(file, this.fd);
+      this.health.integrity = this.sealer.integrity;
     } catch (error) {
       this.noteWriteError(error);
       this.lost = true;
@@ -148,10 +165,25 @@ export class AuditLog {
     this.enqueue({ kind: "trust", change, at: this.now() });
   }
 
+  /** A hot reload weakened ClawOS's config: recorded as `config.weakened` with who could have written it. */
+  recordConfigChange(change: ConfigChange): void {
+    this.enqueue({ kind: "config", change, at: this.now() });
+  }
+
   /** The last `n` decisions, oldest first. */
   recent(n: number): DecisionRecord[] {
     const ordered = this.ring.length < this.ringSize ? this.ring.slice() : [...this.ring.slice(this.ringNext), ...this.ring.slice(0, this.ringNext)];
     return ordered.slice(Math.max(0, ordered.length - n));
+  }
+
+  /** The log on disk checked against what ClawOS wrote: replaced or shortened since it was opened, or against its seal. */
+  checkIntegrity(): Integrity | undefined {
+    return this.sealer?.checkLive();
+  }
+
+  /** Resolves when the log that existed at open has been checked against its seal (tests, status). */
+  integrityChecked(): Promise<void> {
+    return this.sealer?.checked ?? Promise.resolve();
   }
 
   /** Writes everything queued, synchronously: safe in exit handlers. */
@@ -210,7 +242,8 @@ export class AuditLog {
     for (const item of items) {
       try {
         if (item.kind === "decision") this.logger.info(decisionLine(item.record), "decision");
-        else this.logger.info(trustLine(item.change, item.at), item.change.event);
+        else if (item.kind === "trust") this.logger.info(trustLine(item.change, item.at), item.change.event);
+        else this.logger.info({ time: isoTime(item.at), weakened: item.change.weakened, writers: item.change.writers }, "config.weakened");
         this.health.written++;
       } catch (error) {
         this.noteWriteError(error);
@@ -228,10 +261,12 @@ export class AuditLog {
       this.linesLength = 0;
       try {
         for (let offset = 0; offset < data.length; ) offset += writeSync(this.fd, data, offset);
+        this.sealer?.appended(data);
       } catch (error) {
         this.noteWriteError(error);
       }
     }
+    this.sealer?.seal(durable);
     if (durable) {
       try {
         fsyncSync(this.fd);

@@ -7,6 +7,7 @@ import { resolveConfig } from "../config/config.ts";
 import type { ClawosConfig } from "../config/config-schema.ts";
 import { Engine } from "../engine.ts";
 import { hostEnvironment, type CallHost } from "./host-env.ts";
+import { weakenings } from "../config/weakening.ts";
 import { builtinManifestDir, loadManifestDir, ManifestRegistry, validateManifest, type ManifestLoad } from "../policy/manifests.ts";
 import { SessionStore } from "../taint/session-store.ts";
 import type { HookObservation, HostWiring, StatusSnapshot } from "../report/status.ts";
@@ -33,6 +34,8 @@ export interface ClawosRuntime {
   configFingerprint: string;
   /** The parts of OpenClaw's config the host environment is built from. */
   hostFingerprint: string;
+  /** The last hot reload that weakened ClawOS, and the writes ClawOS saw that could have made it. */
+  configWeakened?: { at: number; weakened: readonly string[]; writers: readonly string[] };
   hooks: Record<string, HookObservation>;
   hostVersion?: string;
   hostWiring: HostWiring;
@@ -186,6 +189,14 @@ export function obtainRuntime(inputs: RuntimeInputs): ClawosRuntime {
   if (fingerprint !== runtime.configFingerprint || hostFingerprint !== runtime.hostFingerprint) {
     const resolved = resolveConfig(inputs.rawConfig);
     const config = resolved.ok ? resolved.config : failClosedConfig();
+    const weakened = weakenings(runtime.engine.config, config);
+    if (weakened.length > 0) {
+      const writers = runtime.engine.protectedWrites.map(
+        (w) => `${w.tool} in ${w.sessionKey ?? "(no session)"} at ${w.trust} wrote ${w.path} (${w.label}) at ${new Date(w.at).toISOString()}`,
+      );
+      runtime.configWeakened = { at: Date.now(), weakened, writers };
+      runtime.engine.audit.recordConfigChange({ weakened, writers });
+    }
     runtime.engine.applyConfig(config, buildRegistry(config, inputs.stateDir, inputs.resolvePath), hostFor(config, inputs));
     runtime.hostFingerprint = hostFingerprint;
     // A new audit file takes effect at once; the counters and the rollout report carry on.
@@ -243,5 +254,6 @@ export function statusSnapshot(runtime: ClawosRuntime): StatusSnapshot {
     audit: status.audit,
     store: { ...status.store, dir: runtime.stateDir },
     startedAt: runtime.startedAt,
+    configWeakened: runtime.configWeakened,
   };
 }

@@ -1,4 +1,5 @@
 import type { AuditCounts, AuditHealth, DecisionRecord } from "../audit/audit-log.ts";
+import type { Integrity } from "../audit/audit-seal.ts";
 import type { ClawosConfig } from "../config/config-schema.ts";
 import type { Enforcement } from "../policy/compiled-policy.ts";
 import type { HostWiring } from "../host/legacy-host.ts";
@@ -33,6 +34,7 @@ export interface StatusSnapshot {
   counts: AuditCounts;
   unmanifestedTools: ReadonlyMap<string, number>;
   audit: AuditHealth;
+  configWeakened?: { at: number; weakened: readonly string[]; writers: readonly string[] };
   store: StoreHealth & { dir?: string; sessions: number };
   startedAt: number;
 }
@@ -83,8 +85,19 @@ export function formatStatus(s: StatusSnapshot): string {
     `Tools seen without a manifest: ${s.unmanifestedTools.size === 0 ? "none" : [...s.unmanifestedTools].map(([tool, n]) => `${tool} (${n})`).join(", ")}`,
     `Decisions since ${when(s.startedAt)}: ${s.counts.decisions} (allow ${s.counts.allow}, block ${s.counts.block}, would-block ${s.counts.wouldBlock}, internal errors ${s.counts.errors}); trust changes ${s.counts.trustChanges}`,
     `Audit log: ${s.audit.file ?? "(no file)"}: ${s.audit.written} records written, ${s.audit.writeErrors} write errors${s.audit.lastWriteError ? ` (last: ${s.audit.lastWriteError})` : ""}`,
+    `Audit log integrity: ${integrityText(s.audit.integrity)}`,
     `Session state: ${s.store.dir ?? "(memory only)"}: ${s.store.sessions} sessions in memory, ${s.store.readErrors} unreadable, ${s.store.writeErrors} write errors${s.store.lastReadError ? ` (last unreadable: ${s.store.lastReadError})` : ""}${s.store.lastWriteError ? ` (last write error: ${s.store.lastWriteError})` : ""}`,
   ];
+  if (s.configWeakened) {
+    const w = s.configWeakened;
+    lines.push(
+      `WARNING config weakened while the gateway ran (${when(w.at)}): ${w.weakened.join("; ")}.`,
+      "  Who could have made it: anyone who can write OpenClaw's config (the owner, the Control UI, a shell on the host, or a session at owner trust through file tools).",
+      w.writers.length
+        ? `  Writes to protected paths ClawOS allowed before it: ${w.writers.join("; ")}`
+        : "  ClawOS allowed no tool call that wrote a protected path before it: the change came from outside the agent's tools (or from exec at owner trust).",
+    );
+  }
   if (s.configErrors.length) lines.push("Config errors:", ...s.configErrors.map((e) => `  ${e}`));
   for (const bad of s.brokenManifests) lines.push(`Invalid manifest ${bad.source}: ${bad.errors.join(" ")}`);
   return lines.join("\n");
@@ -141,4 +154,18 @@ export function formatManifests(entries: readonly ManifestEntry[], tool?: string
           `  ${e.manifest.tool}: ${e.manifest.capabilities.join(", ") || "(meta)"} | ${e.manifest.minInputTrust} -> ${e.manifest.outputTrust} | ${e.manifest.riskLevel}`,
       ),
   ].join("\n");
+}
+
+function integrityText(integrity: Integrity | undefined): string {
+  if (!integrity) return "not checked (no audit file)";
+  switch (integrity.state) {
+    case "ok":
+      return "intact (matches its seal)";
+    case "checking":
+      return "being checked against its seal";
+    case "unsealed":
+      return `not yet sealed: ${integrity.detail}`;
+    default:
+      return `WARNING ${integrity.state.toUpperCase()}: ${integrity.detail}. Records may have been removed; keep a copy of the log and its .seal, and find who could write ClawOS's state directory.`;
+  }
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -132,5 +132,65 @@ describe("audit log", () => {
     log.flush();
     expect(log.health.writeErrors).toBeGreaterThanOrEqual(1);
     expect(log.counts.block).toBe(1);
+  });
+});
+
+describe("audit log integrity (seal)", () => {
+  async function sealedLog() {
+    const file = join(mkdtempSync(join(tmpdir(), "clawos-audit-")), "audit.jsonl");
+    const log = new AuditLog({ file, recent: 3, now: () => AT });
+    await log.integrityChecked();
+    log.recordDecision(decision("block"), context());
+    log.recordDecision(decision("allow"), context());
+    log.close();
+    return file;
+  }
+
+  it("a log that only grew checks out against its seal at the next start", async () => {
+    const file = await sealedLog();
+    expect(JSON.parse(readFileSync(`${file}.seal`, "utf8"))).toMatchObject({ v: 1, size: readFileSync(file).length });
+    const log = new AuditLog({ file, recent: 3 });
+    await log.integrityChecked();
+    expect(log.health.integrity?.state).toBe("ok");
+    log.close();
+  });
+
+  it("a truncated log is reported at the next start", async () => {
+    const file = await sealedLog();
+    truncateSync(file, 10);
+    const log = new AuditLog({ file, recent: 3 });
+    await log.integrityChecked();
+    expect(log.health.integrity).toMatchObject({ state: "truncated" });
+    expect(log.health.integrity?.detail).toContain("when it was sealed");
+    log.close();
+  });
+
+  it("a rewritten log of the same size is reported at the next start", async () => {
+    const file = await sealedLog();
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.replace('"block"', '"allow"'));
+    const log = new AuditLog({ file, recent: 3 });
+    await log.integrityChecked();
+    expect(log.health.integrity?.state).toBe("rewritten");
+    log.close();
+  });
+
+  it("a log truncated or replaced while the gateway runs is reported by the live check", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "clawos-audit-")), "audit.jsonl");
+    const log = new AuditLog({ file, recent: 3, now: () => AT });
+    await log.integrityChecked();
+    log.recordDecision(decision("block"), context());
+    log.flush();
+    expect(log.checkIntegrity()?.state).not.toMatch(/truncated|replaced/);
+    truncateSync(file, 0);
+    expect(log.checkIntegrity()?.state).toBe("truncated");
+    log.close();
+    const other = join(mkdtempSync(join(tmpdir(), "clawos-audit-")), "audit.jsonl");
+    const live = new AuditLog({ file: other, recent: 3, now: () => AT });
+    await live.integrityChecked();
+    unlinkSync(other);
+    writeFileSync(other, "");
+    expect(live.checkIntegrity()?.state).toBe("replaced");
+    live.close();
   });
 });
