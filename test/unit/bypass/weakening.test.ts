@@ -15,7 +15,7 @@ afterEach(() => resetRuntimeForTests());
 
 describe("config weakening", () => {
   it("names every way a change lowers protection, and nothing for a change that tightens it", () => {
-    const before = makeConfig({ capabilities: { mode: "enforce", deny: ["net:publish"] }, subagent: { denyCapabilities: ["proc:exec"] } });
+    const before = makeConfig({ capabilities: { mode: "enforce", defaultAllow: false, deny: ["net:publish"] }, subagent: { denyCapabilities: ["proc:exec"] } });
     const after = makeConfig({
       layers: { tagging: false },
       capabilities: { mode: "audit", defaultAllow: true, overrides: { exec: "off" } },
