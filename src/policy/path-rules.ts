@@ -1,15 +1,13 @@
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Type, type Static } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import picomatch from "picomatch";
 import { describeErrors } from "../config/validation.ts";
+import { BUILTIN_PATH_RULES } from "./builtin-path-rules.ts";
 
 /**
  * Path rules: which files a call may not touch at less than owner trust. Data, first match wins:
- * the operator's rules (config `paths.rules`) come before the built-in ones (`rules/paths.json`),
- * and both are checked by this one schema.
+ * the operator's rules (config `paths.rules`) come before the built-in ones
+ * (`builtin-path-rules.ts`), and both are checked by this one schema.
  *
  *   secret     reading needs owner (secrets:read); writing counts as system:admin
  *   protected  writing needs owner (system:admin); reading is the tool's own business
@@ -36,7 +34,7 @@ export const PathRuleSchema = Type.Object(
 );
 export type PathRule = Static<typeof PathRuleSchema>;
 
-const PathRulesFileSchema = Type.Object({ $comment: Type.Optional(Type.String()), rules: Type.Array(PathRuleSchema) }, { additionalProperties: false });
+const PathRulesFileSchema = Type.Object({ rules: Type.Array(PathRuleSchema) }, { additionalProperties: false });
 const checkRulesFile = TypeCompiler.Compile(PathRulesFileSchema);
 
 /** Where the host keeps what the path rules protect, resolved the way the host resolves them. */
@@ -60,23 +58,15 @@ export interface PathMatch {
   readonly pattern: string;
 }
 
-/** The built-in rules shipped with ClawOS. A broken file is a packaging error: it throws. */
+/**
+ * The built-in rules, checked by the same schema as operators' rules. Rules that fail the check are
+ * a packaging error and fail closed: every path counts as secret, so file calls below owner block.
+ */
 export function builtinPathRules(): PathRule[] {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, "..", "..", "rules", "paths.json"), join(here, "..", "..", "..", "rules", "paths.json")];
-  let lastError: unknown;
-  for (const file of candidates) {
-    let value: unknown;
-    try {
-      value = JSON.parse(readFileSync(file, "utf8"));
-    } catch (error) {
-      lastError = error;
-      continue;
-    }
-    if (!checkRulesFile.Check(value)) throw new Error(describeErrors(checkRulesFile, value, "rules/paths.json").join(" "));
-    return value.rules;
-  }
-  throw new Error(`ClawOS's built-in path rules cannot be read: ${(lastError as Error)?.message ?? "not found"}`);
+  const value = { rules: BUILTIN_PATH_RULES };
+  if (checkRulesFile.Check(value)) return [...value.rules];
+  const why = describeErrors(checkRulesFile, value, "built-in path rules").join(" ");
+  return [{ pattern: "**", zone: "secret", label: `a path ClawOS cannot check (${why})` }];
 }
 
 const GLOB_SPECIAL = /[\\*?[\]{}()!+@|]/g;

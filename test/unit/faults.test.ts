@@ -120,7 +120,10 @@ describe("config reloads that move files", () => {
     evaluate(second, "read");
     second.fire("gateway_stop", {}, {});
     const { readFileSync } = await import("node:fs");
-    expect(readFileSync(join(dir, "a.jsonl"), "utf8").trim().split("\n")).toHaveLength(1);
+    // The old file ends with the decision and the record of the move (moving the log is audited as a weakening).
+    const old = readFileSync(join(dir, "a.jsonl"), "utf8").trim().split("\n");
+    expect(old.map((l) => JSON.parse(l).event)).toEqual(["decision", "config.weakened"]);
+    expect(old[1]).toContain("audit.file moved");
     expect(readFileSync(join(dir, "b.jsonl"), "utf8").trim().split("\n")).toHaveLength(1);
     expect(status(second)).toContain("Decisions since");
     expect(status(second)).toMatch(/: 2 \(allow 2/);

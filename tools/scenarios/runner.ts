@@ -66,7 +66,8 @@ function auditLines(env: OpenClawEnv): AuditLine[] {
 }
 
 function fill(value: unknown, env: OpenClawEnv): unknown {
-  if (typeof value === "string") return value.replaceAll("{workspace}", env.workspaceDir);
+  if (typeof value === "string")
+    return value.replaceAll("{workspace}", env.workspaceDir).replaceAll("{state}", env.stateDir).replaceAll("{config}", env.configPath);
   if (Array.isArray(value)) return value.map((v) => fill(v, env));
   if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, env)]));
   return value;

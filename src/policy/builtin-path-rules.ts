@@ -1,0 +1,65 @@
+import type { PathRule } from "./path-rules.ts";
+
+/**
+ * The built-in path rules, first match wins (operators' `paths.rules` are checked before them). Plain
+ * data, checked at load by the same schema as operators' rules. Kept in a module rather than a JSON
+ * file so that every install route (linked sources, the built package, the host's plugin capture)
+ * carries them.
+ *
+ *   secret     reading needs owner (secrets:read); writing counts as system:admin
+ *   protected  writing needs owner (system:admin)
+ *   open       no path rule applies
+ *
+ * Placeholders: {home} (what ~ means to the host's file tools), {state} (OpenClaw's state directory),
+ * {config} (its config file), {workspace} (the calling agent's workspace), {clawos} (ClawOS's state
+ * directory), {audit} (ClawOS's audit log), {sessions} (ClawOS's session-state directory).
+ */
+export const BUILTIN_PATH_RULES: readonly PathRule[] = [
+  { pattern: "{clawos}/**/*.key", zone: "secret", label: "ClawOS's state key" },
+  { pattern: "{sessions}.key", zone: "secret", label: "ClawOS's state key" },
+  { pattern: "{audit}", zone: "protected", label: "ClawOS's audit log" },
+  { pattern: "{audit}.seal", zone: "protected", label: "ClawOS's audit log seal" },
+  { pattern: "{sessions}.tainted.log", zone: "protected", label: "ClawOS's taint ledger" },
+  { pattern: "{sessions}/**", zone: "protected", label: "ClawOS's session state" },
+  { pattern: "{clawos}/**", zone: "protected", label: "ClawOS's own state" },
+  { pattern: "{config}", zone: "secret", label: "OpenClaw's config (it holds tokens and keys, and ClawOS's own settings)" },
+  { pattern: "{state}/openclaw.json*", zone: "secret", label: "OpenClaw's config and its backups" },
+  { pattern: "{state}/.env", zone: "secret", label: "OpenClaw's environment file" },
+  { pattern: "{state}/credentials/**", zone: "secret", label: "OpenClaw's credential store" },
+  { pattern: "{state}/identity/**", zone: "secret", label: "OpenClaw's device identity keys" },
+  { pattern: "{state}/agents/*/agent/**", zone: "secret", label: "an agent's auth profiles and transcripts" },
+  { pattern: "{home}/.ssh/**", zone: "secret", label: "SSH keys and config" },
+  { pattern: "{home}/.aws/**", zone: "secret", label: "AWS credentials" },
+  { pattern: "{home}/.config/gcloud/**", zone: "secret", label: "Google Cloud credentials" },
+  { pattern: "{home}/.azure/**", zone: "secret", label: "Azure credentials" },
+  { pattern: "{home}/.kube/**", zone: "secret", label: "Kubernetes credentials" },
+  { pattern: "{home}/.docker/config.json", zone: "secret", label: "Docker registry credentials" },
+  { pattern: "{home}/.config/gh/**", zone: "secret", label: "GitHub CLI credentials" },
+  { pattern: "{home}/.gnupg/**", zone: "secret", label: "GnuPG keys" },
+  { pattern: "{home}/.password-store/**", zone: "secret", label: "the password store" },
+  { pattern: "{home}/.local/share/keyrings/**", zone: "secret", label: "the desktop keyring" },
+  { pattern: "{home}/{.netrc,.git-credentials,.npmrc,.pypirc,.pgpass,.my.cnf}", zone: "secret", label: "stored login credentials" },
+  {
+    pattern: "{workspace}/{AGENTS.md,SOUL.md,USER.md,IDENTITY.md,TOOLS.md,BOOT.md,BOOTSTRAP.md,HEARTBEAT.md,MEMORY.md}",
+    zone: "protected",
+    label: "the agent's instruction and bootstrap files (loaded into every session)",
+  },
+  { pattern: "{workspace}/skills/**", zone: "protected", label: "the agent's workspace skills (instructions the agent follows)" },
+  { pattern: "**/.git/hooks/**", zone: "protected", label: "Git hooks (they run commands)" },
+  { pattern: "**/.git/config", zone: "protected", label: "a Git repository's config (it can run commands)" },
+  {
+    pattern: "{home}/{.bashrc,.bash_profile,.bash_login,.bash_logout,.profile,.zshrc,.zprofile,.zshenv,.zlogin,.zlogout,.cshrc,.tcshrc,.kshrc,.inputrc}",
+    zone: "protected",
+    label: "shell startup files",
+  },
+  { pattern: "{home}/.config/fish/**", zone: "protected", label: "shell startup files" },
+  { pattern: "/etc/{profile,bash.bashrc,zshrc,zshenv,environment}", zone: "protected", label: "system shell startup files" },
+  { pattern: "/etc/{profile.d,zsh}/**", zone: "protected", label: "system shell startup files" },
+  { pattern: "{home}/.config/{autostart,systemd}/**", zone: "protected", label: "login startup items" },
+  { pattern: "{home}/Library/LaunchAgents/**", zone: "protected", label: "login startup items" },
+  { pattern: "/etc/{cron.d,cron.daily,cron.hourly,cron.weekly,cron.monthly,systemd}/**", zone: "protected", label: "system scheduled jobs and services" },
+  { pattern: "/etc/{crontab,sudoers,passwd,shadow,hosts}", zone: "protected", label: "system configuration" },
+  { pattern: "/var/spool/cron/**", zone: "protected", label: "scheduled jobs" },
+  { pattern: "{workspace}/**", zone: "open", label: "the agent's workspace" },
+  { pattern: "{state}/**", zone: "protected", label: "OpenClaw's state directory (sessions, plugins, skills, config)" },
+];
