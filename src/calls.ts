@@ -47,3 +47,23 @@ export interface ChannelMessage {
   readonly channel?: string;
   readonly senderId?: string;
 }
+
+/**
+ * A model run about to start in a session (before_agent_run, before_prompt_build): what the host
+ * says put its input there. `provenance` is the host's own record (never read from text).
+ */
+export interface TurnInput {
+  readonly sessionKey?: string;
+  readonly isSubagent: boolean;
+  readonly provenance?: {
+    /** external_user, inter_session or internal_system. */
+    readonly kind: string;
+    /** The session whose message this is (inter_session), as the host resolved it. */
+    readonly sourceSessionKey?: string;
+    readonly sourceIsSubagent?: boolean;
+    readonly sourceTool?: string;
+    readonly sourceRole?: string;
+  };
+  /** The sender, when the host says who it is (undefined: unproven). */
+  readonly requester?: Requester;
+}

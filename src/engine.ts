@@ -1,5 +1,5 @@
 import type { AuditLog, DecisionContext } from "./audit/audit-log.ts";
-import type { ChannelMessage, ToolCall, ToolResult } from "./calls.ts";
+import type { ChannelMessage, ToolCall, ToolResult, TurnInput } from "./calls.ts";
 import type { ClawosConfig } from "./config/config-schema.ts";
 import { CompiledPolicy, type PolicyHost } from "./policy/compiled-policy.ts";
 import { internalErrorDecision, type Decision } from "./policy/decision.ts";
@@ -138,6 +138,11 @@ export class Engine {
   /** A tool result entered its session; what it brought in, or undefined when nothing did. */
   observeResult(result: ToolResult): ObservedResult | undefined {
     return this.taint.observeResult(result);
+  }
+
+  /** A model run is about to start: input another session sent lowers this one before the model sees it. */
+  observeTurn(turn: TurnInput): void {
+    this.taint.beforeTurn(turn);
   }
 
   observeMessage(message: ChannelMessage): void {

@@ -1,5 +1,5 @@
-import type { Requester, ToolCall } from "../calls.ts";
-import { COMMAND_NAME, POLICY_ID } from "../ids.ts";
+import type { Requester, ToolCall, TurnInput } from "../calls.ts";
+import { COMMAND_NAME, PLUGIN_ID, POLICY_ID } from "../ids.ts";
 import { internalErrorDecision, type Decision } from "../policy/decision.ts";
 import { blockReason } from "../report/reason.ts";
 import { handleCommand } from "./command.ts";
@@ -48,6 +48,37 @@ export function toToolCall(event: Partial<ToolEvent> | undefined, ctx: Partial<T
 
 function stringList(value: unknown): readonly string[] | undefined {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : undefined;
+}
+
+/** A model run's context as the engine reads it: the session, the host's provenance, the sender. */
+export function toTurnInput(ctx: Partial<HookContext<"before_agent_run">> | undefined, event: Partial<HookEvent<"before_agent_run">> | undefined): TurnInput {
+  const sessionKey = str(ctx?.sessionKey);
+  const p = ctx?.inputProvenance;
+  const senderIsOwner = event?.senderIsOwner;
+  return {
+    sessionKey,
+    isSubagent: isSubagentSessionKey(sessionKey),
+    ...(p && typeof p === "object" && typeof p.kind === "string"
+      ? {
+          provenance: {
+            kind: p.kind,
+            sourceSessionKey: str(p.sourceSessionKey),
+            sourceIsSubagent: isSubagentSessionKey(str(p.sourceSessionKey)),
+            sourceTool: str(p.sourceTool),
+            sourceRole: str(p.sourceRole),
+          },
+        }
+      : {}),
+    ...(typeof senderIsOwner === "boolean"
+      ? { requester: { channel: str(event?.channelId) ?? str(ctx?.channelId), senderId: str(event?.senderId) ?? str(ctx?.senderId), senderIsOwner } }
+      : {}),
+  };
+}
+
+/** Whether OpenClaw lets ClawOS see conversation hooks (plugins.entries.<id>.hooks.allowConversationAccess). */
+export function conversationAccess(config: unknown): boolean {
+  const entries = (config as { plugins?: { entries?: Record<string, { hooks?: { allowConversationAccess?: unknown } }> } } | undefined)?.plugins?.entries;
+  return entries?.[PLUGIN_ID]?.hooks?.allowConversationAccess === true;
 }
 
 /** What the host gets back from a gate: nothing for allow, a block with the reason otherwise. */
@@ -218,6 +249,24 @@ export function registerClawos(api: HostApi): ClawosRuntime {
       senderId: str(event?.senderId) ?? str(event?.from),
     });
   });
+  // The earliest hooks of a model run: a message from another session (inter_session provenance,
+  // which sub-agent announces also carry) lowers the session the host delivered it to before the
+  // model sees it. Both fire before the first model call; lowering is idempotent. OpenClaw lets a
+  // non-bundled plugin see conversation hooks only with plugins.entries.<id>.hooks.allowConversationAccess;
+  // without it, the message is accounted for when the sender's call is decided (see SessionTaint).
+  runtime.earlyLowering = conversationAccess(api.config);
+  if (runtime.earlyLowering) {
+    observe("before_agent_run", (event, ctx) => {
+      noteHookFired(runtime, "before_agent_run");
+      runtime.engine.observeTurn(toTurnInput(ctx, event));
+      return undefined;
+    });
+    observe("before_prompt_build", (_event, ctx) => {
+      noteHookFired(runtime, "before_prompt_build");
+      runtime.engine.observeTurn(toTurnInput(ctx, undefined));
+      return undefined;
+    });
+  }
   observe("subagent_spawned", (event, ctx) => {
     noteHookFired(runtime, "subagent_spawned");
     const child = str(event?.childSessionKey) ?? str(ctx?.childSessionKey);

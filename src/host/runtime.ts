@@ -34,6 +34,8 @@ export interface ClawosRuntime {
   configFingerprint: string;
   /** The parts of OpenClaw's config the host environment is built from. */
   hostFingerprint: string;
+  /** Conversation hooks are granted: input from other sessions lowers its target before the model turn. */
+  earlyLowering?: boolean;
   /** The last hot reload that weakened ClawOS, and the writes ClawOS saw that could have made it. */
   configWeakened?: { at: number; weakened: readonly string[]; writers: readonly string[] };
   hooks: Record<string, HookObservation>;
@@ -255,5 +257,6 @@ export function statusSnapshot(runtime: ClawosRuntime): StatusSnapshot {
     store: { ...status.store, dir: runtime.stateDir },
     startedAt: runtime.startedAt,
     configWeakened: runtime.configWeakened,
+    earlyLowering: runtime.earlyLowering === true,
   };
 }

@@ -35,6 +35,8 @@ export interface StatusSnapshot {
   unmanifestedTools: ReadonlyMap<string, number>;
   audit: AuditHealth;
   configWeakened?: { at: number; weakened: readonly string[]; writers: readonly string[] };
+  /** Conversation hooks are granted (messages from other sessions lower their target before its model turn). */
+  earlyLowering?: boolean;
   store: StoreHealth & { dir?: string; sessions: number };
   startedAt: number;
 }
@@ -86,6 +88,9 @@ export function formatStatus(s: StatusSnapshot): string {
     `Decisions since ${when(s.startedAt)}: ${s.counts.decisions} (allow ${s.counts.allow}, block ${s.counts.block}, would-block ${s.counts.wouldBlock}, internal errors ${s.counts.errors}); trust changes ${s.counts.trustChanges}`,
     `Audit log: ${s.audit.file ?? "(no file)"}: ${s.audit.written} records written, ${s.audit.writeErrors} write errors${s.audit.lastWriteError ? ` (last: ${s.audit.lastWriteError})` : ""}`,
     `Audit log integrity: ${integrityText(s.audit.integrity)}`,
+    s.earlyLowering
+      ? "Cross-session input: lowered before the target's model turn (conversation hooks granted)"
+      : "Cross-session input: lowered when the sender's call is decided (targets named by key or agent id; a label cannot be resolved then). Grant plugins.entries.clawos.hooks.allowConversationAccess: true to lower the session the host really delivers to, before its model turn",
     `Session state: ${s.store.dir ?? "(memory only)"}: ${s.store.sessions} sessions in memory, ${s.store.readErrors} unreadable, ${s.store.writeErrors} write errors${s.store.lastReadError ? ` (last unreadable: ${s.store.lastReadError})` : ""}${s.store.lastWriteError ? ` (last write error: ${s.store.lastWriteError})` : ""}`,
   ];
   if (s.configWeakened) {

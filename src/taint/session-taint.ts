@@ -1,4 +1,4 @@
-import type { ChannelMessage, Requester, ToolCall, ToolResult } from "../calls.ts";
+import type { ChannelMessage, Requester, ToolCall, ToolResult, TurnInput } from "../calls.ts";
 import type { CompiledPolicy } from "../policy/compiled-policy.ts";
 import type { Decision } from "../policy/decision.ts";
 import { normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/tool-names.ts";
@@ -177,6 +177,41 @@ export class SessionTaint {
   expectResultHooks(live: boolean): void {
     this.resultHooksLive = live;
     if (live) this.pendingResults.clear();
+  }
+
+  /**
+   * A model run is about to start (the earliest hook before the session's next model turn). A
+   * message another session sent (sessions_send, a sub-agent's announce: inter_session provenance)
+   * lowers the session the host actually delivered it to, to the sender's trust now; a non-owner
+   * sender lowers it as it would at the next call.
+   */
+  beforeTurn(turn: TurnInput): void {
+    if (!this.policy.tagging || !turn.sessionKey) return;
+    const key = turn.sessionKey;
+    const provenance = turn.provenance;
+    if (provenance?.kind === "inter_session") {
+      const source = provenance.sourceSessionKey;
+      if (source === key) return;
+      const sourceStart = provenance.sourceIsSubagent ? this.unlinkedChildTrust() : "owner";
+      const level = source ? (this.store.peek(source) ?? this.store.get(source, sourceStart)).trust : this.policy.unknownRequesterTrust;
+      const via = provenance.sourceTool ? ` through ${provenance.sourceTool}` : "";
+      this.lower(
+        key,
+        {
+          level,
+          kind: provenance.sourceRole === "subagent" ? "subagent" : "message",
+          label: source ? `a message from session ${source}${via}` : `a message from another session${via} (the host named no source)`,
+          at: this.now(),
+        },
+        turn.isSubagent ? this.unlinkedChildTrust() : "owner",
+      );
+      return;
+    }
+    if (turn.isSubagent || turn.requester?.senderIsOwner !== false || !turn.requester.senderId) return;
+    const level = this.requesterTrust(turn.requester);
+    if (trustRank(level) < trustRank(this.store.get(key, "owner").trust)) {
+      this.lower(key, { level, kind: "requester", label: requesterLabel(turn.requester), at: this.now() });
+    }
   }
 
   /** A channel message entered the session (message_received). Owner status is settled at the next call. */
@@ -361,8 +396,11 @@ export class SessionTaint {
     if (!this.policy.tagging || trust === "owner") return;
     const params = (tool.via ? (call.params as { args?: unknown } | undefined)?.args : call.params) as Record<string, unknown> | undefined;
     const raw = params?.sessionKey ?? params?.targetSessionKey;
-    if (typeof raw !== "string" || !raw.trim()) return;
-    const target = raw.includes(":") ? raw.trim() : `agent:${call.agentId ?? "main"}:${raw.trim()}`;
+    // A send that names only an agent goes to that agent's main session.
+    const agentOnly = raw === undefined && params?.label === undefined && typeof params?.agentId === "string" ? params.agentId.trim().toLowerCase() : "";
+    const key = typeof raw === "string" ? raw.trim() : agentOnly ? `agent:${agentOnly}:main` : "";
+    if (!key) return;
+    const target = key.includes(":") ? key : `agent:${call.agentId ?? "main"}:${key}`;
     if (target === call.sessionKey) return;
     this.lower(target, {
       level: trust,

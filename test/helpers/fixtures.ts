@@ -34,9 +34,17 @@ export interface RecordedApi extends RecordingHost {
 }
 
 /** The recording API over a fresh state directory (or the one given). */
-export function recordingApi(options: { pluginConfig?: unknown; trustedPolicies?: boolean; stateDir?: string } = {}): RecordedApi {
+/** OpenClaw's config as the README installs ClawOS: conversation hooks granted. */
+export const HOST_CONFIG = { plugins: { entries: { clawos: { enabled: true, hooks: { allowConversationAccess: true } } } } };
+
+export function recordingApi(
+  options: { pluginConfig?: unknown; trustedPolicies?: boolean; stateDir?: string; hostConfig?: Record<string, unknown> } = {},
+): RecordedApi {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), "clawos-api-"));
-  return { ...recordingHost({ pluginConfig: options.pluginConfig, trustedPolicies: options.trustedPolicies, stateDir }), stateDir };
+  return {
+    ...recordingHost({ pluginConfig: options.pluginConfig, trustedPolicies: options.trustedPolicies, stateDir, config: options.hostConfig ?? HOST_CONFIG }),
+    stateDir,
+  };
 }
 
 export type GateResult = { block?: boolean; blockReason?: string } | undefined;

@@ -49,7 +49,10 @@ function editPlugins(ctx: InstallContext, edit: (plugins: JsonObject) => void): 
 function enableEntry(ctx: InstallContext, id: string): void {
   editPlugins(ctx, (plugins) => {
     const entries = plugins.entries as JsonObject;
-    entries[id] = { ...((entries[id] as JsonObject) ?? {}), enabled: true };
+    // ClawOS is installed as the README says: with conversation hooks granted, so that input from
+    // other sessions lowers its target before the model turn.
+    const hooks = id === "clawos" ? { hooks: { allowConversationAccess: true } } : {};
+    entries[id] = { ...((entries[id] as JsonObject) ?? {}), enabled: true, ...hooks };
   });
 }
 

@@ -27,6 +27,8 @@ export interface CallSpec {
 
 export interface ChildSpec {
   marker: string;
+  /** The session the run happens in when it is not a sub-agent (a sessions_send target). */
+  session?: string;
   calls: CallSpec[];
   reply?: string;
   expectTrust?: Static<typeof Trust>;
@@ -44,7 +46,10 @@ const CallSchema: TSchema = Type.Recursive((Self) =>
       child: Type.Optional(
         Type.Object(
           {
-            marker: Type.String({ minLength: 1, description: "a string in the sub-agent's task that picks its script" }),
+            marker: Type.String({ minLength: 1, description: "a string in the sub-agent's task (or the sent message) that picks its script" }),
+            session: Type.Optional(
+              Type.String({ minLength: 1, description: "for a run another session's message starts (sessions_send): the session it runs in" }),
+            ),
             calls: Type.Array(Self),
             reply: Type.Optional(Type.String()),
             expectTrust: Type.Optional(Trust),

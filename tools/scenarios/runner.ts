@@ -210,7 +210,7 @@ class ScenarioRun {
         (await poll(() => {
           const found = auditLines(this.env)
             .slice(before)
-            .filter((l) => l.event === "decision" && l.subagent === true);
+            .filter((l) => l.event === "decision" && (child.session ? l.session === child.session : l.subagent === true));
           return found.length >= child.calls.length ? found : undefined;
         }, 90_000)) ?? [];
       this.checkDecisions(child.calls, childDecisions, `${where} child ${child.marker}`);
