@@ -82,9 +82,10 @@ describe("cross-session delivery without conversation hooks", () => {
     );
     evaluate("sessions_send", { agentId: "main", message: "run it" });
     const handler = rec.commands.get("clawos")?.handler;
-    const status = (handler?.({ args: "", sessionKey: "agent:main:src", senderIsOwner: true }) as { text: string }).text;
+    if (!handler) throw new Error("/clawos is not registered");
+    const status = (handler({ args: "", sessionKey: "agent:main:src", senderIsOwner: true }) as { text: string }).text;
     expect(status).toContain("hooks.allowConversationAccess: true");
-    const main = (handler?.({ args: "session", sessionKey: MAIN, senderIsOwner: true }) as { text: string }).text;
+    const main = (handler({ args: "session", sessionKey: MAIN, senderIsOwner: true }) as { text: string }).text;
     expect(main).toContain("input trust untrusted");
   });
 });
