@@ -18,6 +18,8 @@ export interface CallHost {
 }
 
 export interface HostEnvInputs {
+  /** ClawOS's plugin id (its entry under plugins.entries). */
+  readonly pluginId?: string;
   readonly env?: NodeJS.ProcessEnv;
   /** OpenClaw's whole config as the host passed it (`api.config`), when it did. */
   readonly openclawConfig?: unknown;
@@ -82,6 +84,7 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
   const env = inputs.env ?? process.env;
   const config = obj(inputs.openclawConfig);
   const platform = inputs.platform ?? process.platform;
+  const pluginId = inputs.pluginId ?? "clawos";
   const state = resolve(inputs.stateDir);
   const configPath = text(env.OPENCLAW_CONFIG_PATH) ? userPath(env.OPENCLAW_CONFIG_PATH as string, env) : join(state, "openclaw.json");
   const defaultAgent = defaultAgentId(config);
@@ -138,6 +141,12 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
 
   const settings: HostSettings = {
     get(name, agentId) {
+      if (name === "plugins.conversationAccess") {
+        // Whether OpenClaw grants ClawOS its conversation hooks (see the adapter): then a message
+        // another session sends is accounted for where the host delivers it.
+        const entry = obj(obj(obj(config?.plugins)?.entries)?.[pluginId]);
+        return obj(entry?.hooks)?.allowConversationAccess === true;
+      }
       if (name === "codeMode.executor") {
         const id = (agentId ?? defaultAgent).toLowerCase();
         const own = obj(obj(obj(agentEntry(config, id)?.tools)?.codeMode))?.executor;

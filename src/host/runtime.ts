@@ -136,6 +136,7 @@ function sessionsDirFor(config: ClawosConfig, inputs: RuntimeInputs): string {
 /** The host environment (locations, path resolution, settings) for this config. */
 function hostFor(config: ClawosConfig, inputs: RuntimeInputs): CallHost {
   return hostEnvironment({
+    pluginId: PLUGIN_ID,
     openclawConfig: inputs.openclawConfig,
     stateDir: inputs.stateDir,
     clawos: clawosHome(inputs.stateDir),

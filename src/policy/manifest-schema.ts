@@ -72,11 +72,19 @@ export const ModeSchema = Type.Object(
       {
         argument: Type.Optional(Type.String({ pattern: ARGUMENT_PATH_PATTERN, description: "a dotted path or JSON pointer into the params" })),
         host: Type.Optional(Type.String({ minLength: 1, description: "a host setting ClawOS reads, e.g. codeMode.executor" })),
+        hostEquals: Type.Optional(
+          Type.Array(ModeValue, {
+            description: "with both argument and host: the host setting must be one of these (the value conditions apply to the argument)",
+          }),
+        ),
         equals: Type.Optional(Type.Array(ModeValue, { description: "the mode holds when the value is one of these (strings compared without case)" })),
         notEquals: Type.Optional(Type.Array(ModeValue, { description: "the mode holds when the value is none of these (a missing value too)" })),
         present: Type.Optional(Type.Boolean({ description: "the mode holds when the value is set (not false, null or empty)" })),
       },
-      { additionalProperties: false, description: "exactly one of argument or host, and the conditions that must all hold" },
+      {
+        additionalProperties: false,
+        description: "an argument or a host setting and the conditions on its value; with both, the host setting must be one of hostEquals",
+      },
     ),
     capabilities: Type.Array(Type.String({ pattern: CAPABILITY_NAME_PATTERN }), { description: "capabilities the mode adds" }),
     riskLevel: Type.Optional(Type.Union(RISK_LEVELS.map((level) => Type.Literal(level)))),

@@ -132,6 +132,10 @@ function selectedModes(modes: readonly CompiledMode[], params: unknown, agentId:
     if (mode.segments) {
       const values = valuesAt(params, mode.segments);
       holds = values.length === 0 ? modeHolds(spec, undefined) : values.some((v) => modeHolds(spec, v));
+      if (holds && spec.when.host) {
+        const setting = env.settings.get(spec.when.host, agentId);
+        holds = (spec.when.hostEquals ?? []).some((e) => e === setting);
+      }
     } else if (spec.when.host) {
       holds = modeHolds(spec, env.settings.get(spec.when.host, agentId));
     } else {

@@ -71,6 +71,20 @@ export interface StoreHealth {
   lastReadError?: string;
 }
 
+/**
+ * A fact trust will depend on but that is not settled yet: a spawn whose child is not linked, a
+ * channel message whose sender's owner status the next call settles. Journaled beside the state
+ * directory so that a restart in between does not forget it.
+ */
+export type PendingFact =
+  | { readonly t: "spawn"; readonly parent: string; readonly trust: TrustLevel; readonly at: number }
+  | { readonly t: "linked"; readonly parent: string; readonly at: number }
+  | { readonly t: "message"; readonly key: string; readonly channel?: string; readonly senderId?: string; readonly at: number }
+  | { readonly t: "settled"; readonly key: string; readonly at: number };
+
+/** Pending facts older than this are not restored (a turn does not outlive it). */
+const PENDING_MAX_AGE_MS = 60 * 60 * 1000;
+
 export class SessionStore {
   private readonly cache: LRUCache<string, SessionTrust>;
   private readonly dir?: string;
@@ -103,6 +117,7 @@ export class SessionStore {
       }
       this.openKey(join(dirname(this.dir), `${basename(this.dir)}.key`));
       this.tainted = readLedger(this.ledgerFile, this.key);
+      this.journalFile = join(dirname(this.dir), `${basename(this.dir)}.pending.log`);
     }
   }
 
@@ -113,6 +128,48 @@ export class SessionStore {
    */
   private ledgerFile?: string;
   private tainted = new Set<number>();
+  private journalFile?: string;
+  private journalQueue: string[] = [];
+
+  /** Journals a pending fact (see `PendingFact`), off the caller's path like the ledger. */
+  journal(fact: PendingFact): void {
+    if (!this.journalFile) return;
+    const body = JSON.stringify(fact);
+    this.journalQueue.push(`${body} ${ledgerMac(this.key, body)}\n`);
+    this.schedule();
+  }
+
+  /** The pending facts a previous process journaled (MAC checked, recent ones only), oldest first. */
+  restorePending(): PendingFact[] {
+    if (!this.journalFile || !this.key) return [];
+    let text = "";
+    try {
+      text = readFileSync(this.journalFile, "utf8");
+    } catch {
+      return [];
+    }
+    const since = this.now() - PENDING_MAX_AGE_MS;
+    const facts: PendingFact[] = [];
+    for (const line of text.split("\n")) {
+      const cut = line.lastIndexOf(" ");
+      if (cut <= 0) continue;
+      const body = line.slice(0, cut);
+      if (line.slice(cut + 1) !== ledgerMac(this.key, body)) continue;
+      try {
+        const fact = JSON.parse(body) as PendingFact;
+        if (typeof fact?.at === "number" && fact.at >= since) facts.push(fact);
+      } catch {
+        // A torn last line: skipped.
+      }
+    }
+    // Only the recent tail is kept on disk: the file is rewritten with what is still pending.
+    try {
+      writeFileSync(this.journalFile, facts.map((f) => `${JSON.stringify(f)} ${ledgerMac(this.key, JSON.stringify(f))}\n`).join(""));
+    } catch (error) {
+      this.noteWriteError(this.journalFile, error);
+    }
+    return facts;
+  }
 
   private noteLedger(key: string, tainted: boolean): void {
     if (!this.ledgerFile) return;
@@ -188,6 +245,7 @@ export class SessionStore {
   }
 
   private writeLedgerLines(): void {
+    this.drainJournal();
     if (!this.ledgerFile || this.ledgerInFlight.length > 0 || this.ledgerQueue.length === 0) return;
     const file = this.ledgerFile;
     const batch = this.ledgerQueue;
@@ -201,9 +259,22 @@ export class SessionStore {
       });
   }
 
+  private drainJournal(): void {
+    if (!this.journalFile || this.journalQueue.length === 0) return;
+    const lines = this.journalQueue.join("");
+    this.journalQueue = [];
+    try {
+      // Small and rare (spawns, non-owner messages): written synchronously so it is on disk before the turn goes on.
+      appendFileSync(this.journalFile, lines);
+    } catch (error) {
+      this.noteWriteError(this.journalFile, error);
+    }
+  }
+
   /** Writes every pending state file and ledger line now, synchronously (shutdown, exit). */
   flush(): void {
     if (!this.dir) return;
+    this.drainJournal();
     // A ledger batch still in flight is written again first, so the file keeps the order of changes
     // (a repeated line changes nothing).
     const lines = [...this.ledgerInFlight, ...this.ledgerQueue];

@@ -96,6 +96,23 @@ export class SessionTaint {
     this.policy = options.policy;
     this.onTrustChange = options.onTrustChange;
     this.now = options.now ?? Date.now;
+    this.restorePending();
+  }
+
+  /** Pending spawns and channel messages a previous process journaled and did not settle. */
+  private restorePending(): void {
+    for (const fact of this.store.restorePending()) {
+      if (fact.t === "spawn") this.pendingSpawns.push({ parentKey: fact.parent, trust: fact.trust, at: fact.at });
+      else if (fact.t === "linked") {
+        const spent = this.pendingSpawns.findIndex((spawn) => spawn.parentKey === fact.parent);
+        if (spent >= 0) this.pendingSpawns.splice(spent, 1);
+      } else if (fact.t === "message") {
+        const list = this.pendingMessages.get(fact.key) ?? [];
+        list.push({ channel: fact.channel, senderId: fact.senderId, at: fact.at });
+        this.pendingMessages.set(fact.key, list.slice(-MAX_PENDING_MESSAGES));
+      } else if (fact.t === "settled") this.pendingMessages.delete(fact.key);
+    }
+    this.pendingSpawns = this.pendingSpawns.slice(-MAX_PENDING_SPAWNS);
   }
 
   /** A reload: new trusted senders, ceilings and manifests; every session keeps its trust. */
@@ -159,6 +176,7 @@ export class SessionTaint {
       // lowest recent spawner, however long its spawn took.
       this.pendingSpawns = this.pendingSpawns.slice(-(MAX_PENDING_SPAWNS - 1));
       this.pendingSpawns.push({ parentKey: call.sessionKey, trust: decision.inputTrust, at: this.now() });
+      this.store.journal({ t: "spawn", parent: call.sessionKey, trust: decision.inputTrust, at: this.now() });
     }
   }
 
@@ -225,6 +243,7 @@ export class SessionTaint {
     }
     const list = this.pendingMessages.get(sessionKey) ?? [];
     list.push({ channel, senderId, at: this.now() });
+    this.store.journal({ t: "message", key: sessionKey, channel, senderId, at: this.now() });
     if (list.length > MAX_PENDING_MESSAGES) list.shift();
     this.pendingMessages.set(sessionKey, list);
   }
@@ -254,7 +273,10 @@ export class SessionTaint {
     if (parentKey) {
       this.store.setParent(childKey, parentKey, start);
       const spent = this.pendingSpawns.findIndex((spawn) => spawn.parentKey === parentKey);
-      if (spent >= 0) this.pendingSpawns.splice(spent, 1);
+      if (spent >= 0) {
+        this.pendingSpawns.splice(spent, 1);
+        this.store.journal({ t: "linked", parent: parentKey, at: this.now() });
+      }
     }
     if (trustRank(start) < trustRank(child.trust)) {
       this.lower(
@@ -279,7 +301,7 @@ export class SessionTaint {
   reset(sessionKey: string, by: string): { from: TrustLevel; to: TrustLevel } {
     const source: TaintSource = { level: "owner", kind: "reset", label: `trust reset by ${by}`, at: this.now() };
     const from = this.store.reset(sessionKey, source, "owner");
-    this.pendingMessages.delete(sessionKey);
+    if (this.pendingMessages.delete(sessionKey)) this.store.journal({ t: "settled", key: sessionKey, at: this.now() });
     this.onTrustChange({ event: "trust.reset", sessionKey, from, to: "owner", source, by });
     return { from, to: "owner" };
   }
@@ -288,7 +310,7 @@ export class SessionTaint {
   replaced(sessionKey: string, reason: string): void {
     const from = this.store.peek(sessionKey)?.trust ?? "owner";
     this.store.forget(sessionKey);
-    this.pendingMessages.delete(sessionKey);
+    if (this.pendingMessages.delete(sessionKey)) this.store.journal({ t: "settled", key: sessionKey, at: this.now() });
     if (from !== "owner") {
       const source: TaintSource = { level: "owner", kind: "reset", label: `a new session (${reason})`, at: this.now() };
       this.onTrustChange({ event: "trust.reset", sessionKey, from, to: "owner", source, by: `host:${reason}` });
@@ -318,6 +340,7 @@ export class SessionTaint {
     const pending = this.pendingMessages.get(key);
     if (!pending) return;
     this.pendingMessages.delete(key);
+    this.store.journal({ t: "settled", key, at: this.now() });
     for (const message of pending) {
       const fromOwner = requester?.senderIsOwner === true && requester.channel === message.channel && requester.senderId === message.senderId;
       if (fromOwner) continue;

@@ -88,4 +88,23 @@ describe("cross-session delivery without conversation hooks", () => {
     const main = (handler({ args: "session", sessionKey: MAIN, senderIsOwner: true }) as { text: string }).text;
     expect(main).toContain("input trust untrusted");
   });
+
+  it("without them, a send by label below owner is stopped (the target cannot be named when the send is decided); with them it is not", () => {
+    const TRUSTED = { channel: "slack", senderId: "U0TEAM" };
+    const config = { capabilities: { mode: "enforce" }, trustedSenders: [TRUSTED] };
+    const run = (hostConfig: Record<string, unknown> | undefined) => {
+      resetRuntimeForTests();
+      const rec = recordingApi({ pluginConfig: config, hostConfig });
+      plugin.register(rec.api);
+      const ctx = { ...ctxOf("agent:main:slack:direct:u0team", { ...TRUSTED, senderIsOwner: false }), toolName: "sessions_send" };
+      return rec.policies[0].evaluate({ toolName: "sessions_send", params: { label: "ops", message: "deploy now" }, toolCallId: "c1" }, ctx) as
+        | { block?: boolean; blockReason?: string }
+        | undefined;
+    };
+    const blind = run({});
+    expect(blind?.block).toBe(true);
+    expect(blind?.blockReason).toContain("named only by label");
+    expect(blind?.blockReason).toContain("allowConversationAccess");
+    expect(run(undefined)?.block).not.toBe(true);
+  });
 });
