@@ -93,6 +93,7 @@ export class PathRules {
   private readonly compiled: CompiledRule[];
   private readonly perWorkspace = new Map<string, Matcher[]>();
   private readonly writableFixed: Matcher[];
+  private readonly writableByWorkspace = new Map<string, Matcher[]>();
   readonly locations: HostLocations;
   private readonly writable: readonly string[];
 
@@ -131,9 +132,14 @@ export class PathRules {
   /** Inside the agent's workspace or an operator's writable pattern (the workspace scope). */
   writableFor(path: string, agentId: string | undefined): boolean {
     const workspace = this.locations.workspaceFor(agentId);
-    if (this.matcher(`{workspace}/**`, workspace)(path) || this.samePath(path, workspace)) return true;
-    if (this.writableFixed.some((m) => m(path))) return true;
-    return this.writable.filter((p) => p.includes("{workspace}")).some((p) => this.matcher(p, workspace)(path));
+    if (this.samePath(path, workspace) || this.writableFixed.some((m) => m(path))) return true;
+    let matchers = this.writableByWorkspace.get(workspace);
+    if (!matchers) {
+      matchers = [this.matcher("{workspace}/**", workspace), ...this.writable.filter((p) => p.includes("{workspace}")).map((p) => this.matcher(p, workspace))];
+      if (this.writableByWorkspace.size > 64) this.writableByWorkspace.clear();
+      this.writableByWorkspace.set(workspace, matchers);
+    }
+    return matchers.some((m) => m(path));
   }
 
   private samePath(a: string, b: string): boolean {

@@ -1,4 +1,4 @@
-import { expect, it } from "vitest";
+import { it } from "vitest";
 import { resetRuntimeForTests } from "../../../src/host/runtime.ts";
 import { MAIN, bypassCorpus, ctxOf, expectStopped, gate, setup } from "./corpus.ts";
 
