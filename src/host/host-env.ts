@@ -1,6 +1,6 @@
-import { readlinkSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { HostLocations } from "../policy/path-rules.ts";
 import type { HostSettings, PathResolver } from "../policy/touches.ts";
 
@@ -160,31 +160,40 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
   return { locations, resolver, settings };
 }
 
-/** The path with symlinks followed: the nearest existing ancestor's real path plus the rest. */
+/**
+ * The path with symlinks followed: the nearest existing ancestor's real path plus the rest. A
+ * dangling symlink on the way is followed to its target (writing through it creates the target).
+ * Written with calls that report a missing file without throwing: this runs on every call with a
+ * path argument, and an exception per missing level costs more than the whole decision.
+ */
 function realOf(path: string, depth = 0): string | undefined {
   let head = path;
   const rest: string[] = [];
-  for (let i = 0; i < 64; i++) {
-    try {
-      const real = (realpathSync.native ?? realpathSync)(head);
-      return rest.length ? join(real, ...rest.reverse()) : real;
-    } catch {
-      // A dangling symlink: writing through it creates its target, so the target is what it touches.
-      let target: string | undefined;
+  for (;;) {
+    const stat = lstatSync(head, { throwIfNoEntry: false });
+    // A symlink whose target is missing: follow it by hand (an existing target is realpath's job).
+    if (stat?.isSymbolicLink() && !existsSync(head)) {
+      if (depth >= 8) return undefined;
+      let target: string;
       try {
         target = readlinkSync(head);
       } catch {
-        target = undefined;
+        return undefined;
       }
-      if (target !== undefined && depth < 8) {
-        const followed = resolve(dirname(head), target);
-        return realOf(rest.length ? join(followed, ...[...rest].reverse()) : followed, depth + 1);
-      }
-      const parent = resolve(head, "..");
-      if (parent === head) return undefined;
-      rest.push(head.slice(parent.length).replace(/^[\\/]+/, ""));
-      head = parent;
+      const followed = resolve(dirname(head), target);
+      return realOf(rest.length ? join(followed, ...rest.reverse()) : followed, depth + 1);
     }
+    if (stat) break;
+    const parent = dirname(head);
+    if (parent === head) return undefined;
+    rest.push(basename(head));
+    head = parent;
   }
-  return undefined;
+  let real: string;
+  try {
+    real = (realpathSync.native ?? realpathSync)(head);
+  } catch {
+    return undefined;
+  }
+  return rest.length ? join(real, ...rest.reverse()) : real;
 }

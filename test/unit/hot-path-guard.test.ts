@@ -61,9 +61,9 @@ function afterResult(sessionKey: string, toolName: string, result: unknown = {})
 
 /**
  * A path argument is resolved on the filesystem at every call (a symlink can change between calls):
- * that is realpath and readlink, a bounded few per path. Anything else on the disk is a regression.
+ * that is exists, lstat, realpath and readlink, a bounded few per path. Anything else on the disk is a regression.
  */
-const PATH_RESOLUTION = new Set(["realpathSync", "readlinkSync"]);
+const PATH_RESOLUTION = new Set(["existsSync", "lstatSync", "realpathSync", "readlinkSync"]);
 function beyondPathResolution(fs: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(fs).filter(([name]) => !PATH_RESOLUTION.has(name)));
 }

@@ -130,7 +130,34 @@ const scenarios: Array<{ name: string; make: Make }> = [
       };
     },
   },
+  {
+    // Path arguments are resolved on the filesystem (symlinks) and matched against the path rules.
+    name: "file write, path checked (clean session)",
+    make: (i) => {
+      const key = clean[rand(clean.length)];
+      const id = nextId();
+      return {
+        event: { toolName: "write", params: { path: `notes/out-${i % 100}.md`, content: "x" }, toolCallId: id, runId: "run-1" },
+        ctx: callCtx(key, "write", id),
+        expectBlock: false,
+      };
+    },
+  },
+  {
+    name: "protected-path write (sub-agent, blocked)",
+    make: () => {
+      const key = subagents[rand(subagents.length)];
+      const id = nextId();
+      return {
+        event: { toolName: "write", params: { path: "../openclaw.json", content: "{}" }, toolCallId: id, runId: "run-1" },
+        ctx: callCtx(key, "write", id),
+        expectBlock: true,
+      };
+    },
+  },
 ];
+/** The scenarios measured one call at a time (the two tool_call ones are measured as pairs). */
+const single = scenarios.filter((_, i) => i !== 4 && i !== 5);
 
 async function measure(make: Make, count: number, record: boolean) {
   const samples = new Float64Array(count);
@@ -243,7 +270,7 @@ const drainRows: Array<Record<string, unknown>> = [];
 for (const size of sizes) {
   await grow(size);
   for (let round = 0; round < rounds; round++) {
-    for (const s of scenarios.slice(0, 4)) {
+    for (const s of single) {
       if (only && !only.has(s.name.split(" ")[0])) continue;
       await measure(s.make, round === 0 ? warmup : 1000, false);
       const r = (await measure(s.make, iterations, true))!;
