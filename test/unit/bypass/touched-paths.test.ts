@@ -106,9 +106,8 @@ bypassCorpus("what a call touches", ({ config, enforceOnlyIt }) => {
     expectStopped(s, () => gate(s, "exec", { code: "return 1" }, ctxOf(), nextId(), { toolKind: "code_mode_exec" }));
   });
 
-  it("a spawn that starts an external ACP harness", () => {
-    const s = setup(config);
-    s.taint();
+  it("a spawn that starts an external ACP harness, from a session that may spawn native sub-agents", () => {
+    const s = verifiedSession(config);
     expectStopped(s, () => gate(s, "sessions_spawn", { task: "fix the build", runtime: "acp", agentId: "claude" }));
   });
 
