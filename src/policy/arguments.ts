@@ -61,6 +61,7 @@ export interface CompiledArgument {
 export interface CompiledMode {
   readonly spec: ModeSpec;
   readonly segments?: Segments;
+  readonly alsoSegments?: Segments;
 }
 
 export function compileArguments(specs: readonly ArgumentSpec[] | undefined): CompiledArgument[] {
@@ -68,12 +69,21 @@ export function compileArguments(specs: readonly ArgumentSpec[] | undefined): Co
 }
 
 export function compileModes(specs: readonly ModeSpec[] | undefined): CompiledMode[] {
-  return (specs ?? []).map((spec) => ({ spec, segments: spec.when.argument ? compileArgumentPath(spec.when.argument) : undefined }));
+  return (specs ?? []).map((spec) => ({
+    spec,
+    segments: spec.when.argument ? compileArgumentPath(spec.when.argument) : undefined,
+    alsoSegments: spec.when.alsoArgument ? compileArgumentPath(spec.when.alsoArgument) : undefined,
+  }));
 }
 
 function same(a: unknown, b: string | number | boolean): boolean {
   if (typeof a === "string" && typeof b === "string") return a.trim().toLowerCase() === b.toLowerCase();
   return a === b;
+}
+
+/** A value is one of the listed ones (strings compared without case). */
+export function oneOf(value: unknown, list: readonly (string | number | boolean)[]): boolean {
+  return list.some((e) => same(value, e));
 }
 
 /** Whether a mode's conditions hold for a value (an argument's, or a host setting's). */

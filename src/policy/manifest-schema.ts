@@ -72,6 +72,8 @@ export const ModeSchema = Type.Object(
       {
         argument: Type.Optional(Type.String({ pattern: ARGUMENT_PATH_PATTERN, description: "a dotted path or JSON pointer into the params" })),
         host: Type.Optional(Type.String({ minLength: 1, description: "a host setting ClawOS reads, e.g. codeMode.executor" })),
+        alsoArgument: Type.Optional(Type.String({ pattern: ARGUMENT_PATH_PATTERN, description: "a second argument that must also match (alsoEquals)" })),
+        alsoEquals: Type.Optional(Type.Array(ModeValue, { description: "with alsoArgument: its value must be one of these" })),
         hostEquals: Type.Optional(
           Type.Array(ModeValue, {
             description: "with both argument and host: the host setting must be one of these (the value conditions apply to the argument)",

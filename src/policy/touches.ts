@@ -1,5 +1,5 @@
 import type { TrustLevel } from "../taint/trust.ts";
-import { modeHolds, patchPaths, valuesAt, type CompiledArgument, type CompiledMode } from "./arguments.ts";
+import { modeHolds, oneOf, patchPaths, valuesAt, type CompiledArgument, type CompiledMode } from "./arguments.ts";
 import type { RiskLevel } from "./manifest-schema.ts";
 import type { PathRules, PathZone } from "./path-rules.ts";
 
@@ -132,6 +132,10 @@ function selectedModes(modes: readonly CompiledMode[], params: unknown, agentId:
     if (mode.segments) {
       const values = valuesAt(params, mode.segments);
       holds = values.length === 0 ? modeHolds(spec, undefined) : values.some((v) => modeHolds(spec, v));
+      if (holds && mode.alsoSegments) {
+        const also = valuesAt(params, mode.alsoSegments);
+        holds = also.some((v) => oneOf(v, spec.when.alsoEquals ?? []));
+      }
       if (holds && spec.when.host) {
         const setting = env.settings.get(spec.when.host, agentId);
         holds = (spec.when.hostEquals ?? []).some((e) => e === setting);

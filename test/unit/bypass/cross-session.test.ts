@@ -101,6 +101,18 @@ describe("cross-session delivery without conversation hooks", () => {
         | { block?: boolean; blockReason?: string }
         | undefined;
     };
+    // Steer and notify deliver with no hook that says where, whatever the host grants.
+    const steer = (() => {
+      resetRuntimeForTests();
+      const rec = recordingApi({ pluginConfig: config });
+      plugin.register(rec.api);
+      const ctx = { ...ctxOf("agent:main:slack:direct:u0team", { ...TRUSTED, senderIsOwner: false }), toolName: "sessions_send" };
+      return rec.policies[0].evaluate({ toolName: "sessions_send", params: { label: "ops", message: "deploy now", mode: "steer" }, toolCallId: "c2" }, ctx) as
+        | { block?: boolean; blockReason?: string }
+        | undefined;
+    })();
+    expect(steer?.block).toBe(true);
+    expect(steer?.blockReason).toContain("steer or notify");
     const blind = run({});
     expect(blind?.block).toBe(true);
     expect(blind?.blockReason).toContain("named only by label");
