@@ -77,7 +77,7 @@ export function formatStatus(s: StatusSnapshot): string {
     `ClawOS ${s.pluginVersion} on OpenClaw ${s.hostVersion ?? "(version unknown)"} (tool hooks: ${s.hostWiring})`,
     enforcementLine(s),
     `L1 input trust tagging: ${c.layers.tagging ? "on" : "OFF (every session counts as owner)"}`,
-    `L2 capability control: ${c.layers.capabilities ? c.capabilities.mode : "off (layer disabled)"}; overrides: ${overrides.length ? overrides.join(", ") : "none"}; tools without a manifest: ${c.capabilities.defaultAllow ? "allowed" : "blocked"}; denied capabilities: ${c.capabilities.deny.length ? c.capabilities.deny.join(", ") : "none"}`,
+    `L2 capability control: ${c.layers.capabilities ? c.capabilities.mode : "off (layer disabled)"}; overrides: ${overrides.length ? overrides.join(", ") : "none"}; tools without a manifest: ${c.capabilities.defaultAllow ? "allowed for the owner, blocked below owner" : "blocked"}; denied capabilities: ${c.capabilities.deny.length ? c.capabilities.deny.join(", ") : "none"}`,
     `Sub-agents: start at most ${c.subagent.maxTrust}; denied: ${c.subagent.denyCapabilities.join(", ") || "none"}`,
     "Hooks (registered / fired in this process):",
     ...Object.entries(s.hooks).map(
@@ -169,7 +169,7 @@ function integrityText(integrity: Integrity | undefined): string {
     case "checking":
       return "being checked against its seal";
     case "unsealed":
-      return `not yet sealed: ${integrity.detail}`;
+      return "not yet sealed (checked against its seal from the next start on)";
     default:
       return `WARNING ${integrity.state.toUpperCase()}: ${integrity.detail}. Records may have been removed; keep a copy of the log and its .seal, and find who could write ClawOS's state directory.`;
   }
