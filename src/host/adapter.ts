@@ -3,6 +3,7 @@ import { COMMAND_NAME, PLUGIN_ID, POLICY_ID } from "../ids.ts";
 import { internalErrorDecision, type Decision } from "../policy/decision.ts";
 import { blockReason } from "../report/reason.ts";
 import { handleCommand } from "./command.ts";
+import { conversationAccess } from "./host-env.ts";
 import { detectHostWiring, findOpenClawPackageDir } from "./legacy-host.ts";
 import { defaultStateDir, noteHookFired, noteHookRegistered, obtainRuntime, type ClawosRuntime } from "./runtime.ts";
 import type { HookContext, HookEvent, HookHandler, HookName, HostApi, ToolContext, ToolEvent } from "./sdk.ts";
@@ -73,12 +74,6 @@ export function toTurnInput(ctx: Partial<HookContext<"before_agent_run">> | unde
       ? { requester: { channel: str(event?.channelId) ?? str(ctx?.channelId), senderId: str(event?.senderId) ?? str(ctx?.senderId), senderIsOwner } }
       : {}),
   };
-}
-
-/** Whether OpenClaw lets ClawOS see conversation hooks (plugins.entries.<id>.hooks.allowConversationAccess). */
-export function conversationAccess(config: unknown): boolean {
-  const entries = (config as { plugins?: { entries?: Record<string, { hooks?: { allowConversationAccess?: unknown } }> } } | undefined)?.plugins?.entries;
-  return entries?.[PLUGIN_ID]?.hooks?.allowConversationAccess === true;
 }
 
 /** What the host gets back from a gate: nothing for allow, a block with the reason otherwise. */
@@ -254,7 +249,7 @@ export function registerClawos(api: HostApi): ClawosRuntime {
   // model sees it. Both fire before the first model call; lowering is idempotent. OpenClaw lets a
   // non-bundled plugin see conversation hooks only with plugins.entries.<id>.hooks.allowConversationAccess;
   // without it, the message is accounted for when the sender's call is decided (see SessionTaint).
-  runtime.earlyLowering = conversationAccess(api.config);
+  runtime.earlyLowering = conversationAccess(api.config, PLUGIN_ID);
   if (runtime.earlyLowering) {
     observe("before_agent_run", (event, ctx) => {
       noteHookFired(runtime, "before_agent_run");

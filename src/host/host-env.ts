@@ -80,6 +80,12 @@ function defaultAgentId(config: Json | undefined): string {
   return "main";
 }
 
+/** Whether OpenClaw lets the plugin see conversation hooks (plugins.entries.<id>.hooks.allowConversationAccess). */
+export function conversationAccess(openclawConfig: unknown, pluginId: string): boolean {
+  const entry = obj(obj(obj(obj(openclawConfig)?.plugins)?.entries)?.[pluginId]);
+  return obj(entry?.hooks)?.allowConversationAccess === true;
+}
+
 export function hostEnvironment(inputs: HostEnvInputs): CallHost {
   const env = inputs.env ?? process.env;
   const config = obj(inputs.openclawConfig);
@@ -141,12 +147,9 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
 
   const settings: HostSettings = {
     get(name, agentId) {
-      if (name === "plugins.conversationAccess") {
-        // Whether OpenClaw grants ClawOS its conversation hooks (see the adapter): then a message
-        // another session sends is accounted for where the host delivers it.
-        const entry = obj(obj(obj(config?.plugins)?.entries)?.[pluginId]);
-        return obj(entry?.hooks)?.allowConversationAccess === true;
-      }
+      // Whether OpenClaw grants ClawOS its conversation hooks (see the adapter): then a message
+      // another session sends is accounted for where the host delivers it.
+      if (name === "plugins.conversationAccess") return conversationAccess(config, pluginId);
       if (name === "codeMode.executor") {
         const id = (agentId ?? defaultAgent).toLowerCase();
         const own = obj(obj(obj(agentEntry(config, id)?.tools)?.codeMode))?.executor;
