@@ -3,8 +3,8 @@
  *
  * Replays recorded sessions through ClawOS's real registration and prints, per file and in total,
  * the security rate (attack traces whose injected calls were all blocked), the utility rate
- * (benign traces with no call blocked), calls decided per second, and with --verbose the decision
- * for every call. The closing line is `N passed, N failed`; the exit code is 1 when a trace failed
+ * (benign traces with no call blocked), calls decided per second, the same two rates per family
+ * (coding, research, assistant, operations, other), and with --verbose the decision for every call. The closing line is `N passed, N failed`; the exit code is 1 when a trace failed
  * its expectation or a line is malformed, 2 on a usage error. See docs/replay.md.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
@@ -68,11 +68,20 @@ if (json) {
     `${JSON.stringify(
       {
         total: report.total,
+        families: report.families,
         files: report.files.map((f) => ({
           file: f.file,
           tally: f.tally,
           errors: f.errors,
-          traces: f.outcomes.map((o) => ({ id: o.trace.id, kind: o.trace.kind, expect: o.trace.expect, passed: o.passed, why: o.why, calls: o.calls })),
+          traces: f.outcomes.map((o) => ({
+            id: o.trace.id,
+            kind: o.trace.kind,
+            family: o.trace.family,
+            expect: o.trace.expect,
+            passed: o.passed,
+            why: o.why,
+            calls: o.calls,
+          })),
         })),
       },
       null,

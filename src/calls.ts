@@ -39,6 +39,11 @@ export interface ToolResult {
   readonly synthetic?: boolean;
   /** A trust level stated out of band by the caller (trace replay), never read from content. */
   readonly resultTrust?: TrustLevel;
+  /**
+   * What the tool returned (the host's result or stored message content), when the hook carries it.
+   * Read for the values it names (provenance), never for trust.
+   */
+  readonly content?: unknown;
 }
 
 /** A channel message that entered a session (message_received). */
@@ -46,6 +51,8 @@ export interface ChannelMessage {
   readonly sessionKey?: string;
   readonly channel?: string;
   readonly senderId?: string;
+  /** The message's text, read for the values it names. */
+  readonly text?: string;
 }
 
 /**
@@ -66,4 +73,6 @@ export interface TurnInput {
   };
   /** The sender, when the host says who it is (undefined: unproven). */
   readonly requester?: Requester;
+  /** The message that starts the run, read for the values it names (at the sender's trust). */
+  readonly prompt?: string;
 }

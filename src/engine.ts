@@ -2,7 +2,7 @@ import type { AuditLog, DecisionContext } from "./audit/audit-log.ts";
 import type { ChannelMessage, ToolCall, ToolResult, TurnInput } from "./calls.ts";
 import type { ClawosConfig } from "./config/config-schema.ts";
 import { CompiledPolicy, type PolicyHost } from "./policy/compiled-policy.ts";
-import { internalErrorDecision, type Decision } from "./policy/decision.ts";
+import { internalErrorDecision, provenanceRequirement, withProvenance, type Decision } from "./policy/decision.ts";
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
 import type { ResolvedTool } from "./policy/tool-names.ts";
 import type { CallFacts } from "./policy/touches.ts";
@@ -104,8 +104,13 @@ export class Engine {
       const session = this.taint.beforeCall(call);
       const mode = policy.modeFor(tool);
       const facts = mode === "off" ? undefined : policy.factsFor(tool, call.params, call.derivedPaths, call.agentId);
-      const decision = policy.decide(tool, mode, trustAtCall(session, mode === "enforce"), call.isSubagent, call.agentId, session.lowered, facts);
-      this.taint.afterCall(call, tool, decision);
+      let decision = policy.decide(tool, mode, trustAtCall(session, mode === "enforce"), call.isSubagent, call.agentId, session.lowered, facts);
+      // Below a trust floor and nothing else: where the call's recipients, URLs, paths and ids came from decides.
+      const required = provenanceRequirement(decision);
+      if (required && policy.provenanceDecisions(tool)) {
+        decision = withProvenance(decision, required, this.taint.verdicts(call, policy.argumentValues(tool, call.params, facts, call.agentId), required));
+      }
+      this.taint.afterCall(call, tool, decision, facts);
       if (facts && decision.outcome === "allow") this.noteProtectedWrites(call, decision, facts.touches);
       this.audit.recordDecision(decision, contextOf(call, session.lowered));
       return decision;
@@ -209,6 +214,7 @@ export class Engine {
   /** Writes what is pending, synchronously: session state and the audit log (gateway stop, process exit). */
   flush(): void {
     this.taint.store.flush();
+    this.taint.provenance.labels.flush();
     this.audit.flush();
   }
 

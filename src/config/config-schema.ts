@@ -1,6 +1,6 @@
 import { Type, type SchemaOptions, type Static, type TSchema } from "@sinclair/typebox";
 import { CAPABILITY_NAME_PATTERN } from "../policy/capabilities.ts";
-import { ManifestSchema, trustLevelSchema } from "../policy/manifest-schema.ts";
+import { ARGUMENT_ROLES, ManifestSchema, trustLevelSchema, type ArgumentRole } from "../policy/manifest-schema.ts";
 import { PathRuleSchema } from "../policy/path-rules.ts";
 import { TOOL_NAME_PATTERN } from "../policy/tool-names.ts";
 
@@ -24,6 +24,22 @@ const CapabilityName = Type.String({
   pattern: CAPABILITY_NAME_PATTERN,
   description: "a capability name like proc:exec or message:send",
 });
+
+/** What a value that entered through no input counts as, per argument role (docs/provenance.md). */
+export const UNKNOWN_DEFAULTS: Readonly<Record<ArgumentRole, "tainted" | "allow" | "new-files">> = {
+  path: "tainted",
+  patch: "tainted",
+  command: "tainted",
+  url: "tainted",
+  host: "tainted",
+  recipient: "tainted",
+  account: "tainted",
+  amount: "tainted",
+  id: "tainted",
+  "target-session": "tainted",
+  content: "allow",
+  runtime: "tainted",
+};
 
 export const ConfigSchema = Type.Object(
   {
@@ -140,6 +156,61 @@ export const ConfigSchema = Type.Object(
         }),
       },
       { default: {}, additionalProperties: false, title: "Paths" },
+    ),
+    provenance: Type.Object(
+      {
+        enabled: Type.Boolean({
+          default: true,
+          title: "Provenance-aware decisions",
+          description:
+            "Decide a call whose tool needs more trust than the session has by where its recipients, URLs, paths and ids came from; off: every such call blocks.",
+        }),
+        maxValuesPerSession: Type.Integer({
+          default: 1024,
+          minimum: 16,
+          maximum: 65536,
+          title: "Values remembered per session",
+          description: "Distinct values (addresses, URLs, paths, ids) remembered per session, with the trust of the input they came from.",
+        }),
+        scanBytes: Type.Integer({
+          default: 1048576,
+          minimum: 1024,
+          maximum: 67108864,
+          title: "Characters read per input",
+          description: "How much of one message or tool result is read for values; a value beyond it is unknown.",
+        }),
+        unknown: Type.Object(
+          Object.fromEntries(
+            ARGUMENT_ROLES.map((role) => [
+              role,
+              Type.Union([Type.Literal("tainted"), Type.Literal("allow"), Type.Literal("new-files")], {
+                default: UNKNOWN_DEFAULTS[role],
+                description: `a ${role} argument seen in no input: tainted (blocks), allow, or new-files (paths: a file that does not exist yet may be created)`,
+              }),
+            ]),
+          ),
+          {
+            default: {},
+            additionalProperties: false,
+            title: "Unknown values",
+            description: "What an argument value that entered through no input (the model made it up) counts as, per role.",
+          },
+        ),
+        trustedPaths: Type.Array(Type.String({ minLength: 1 }), {
+          default: ["{workspace}/**"],
+          title: "Trusted paths",
+          description:
+            "Globs whose files count as owner input unless ClawOS saw a less-trusted write to them (the agent's workspace by default; add the owner's repositories, e.g. \"{home}/src/**\").",
+        }),
+        maxFileLabels: Type.Integer({
+          default: 20000,
+          minimum: 100,
+          maximum: 1000000,
+          title: "File labels kept",
+          description: "How many written files ClawOS remembers the trust of; past it, trusted paths stop counting as owner until a restart clears it.",
+        }),
+      },
+      { default: {}, additionalProperties: false, title: "Provenance" },
     ),
     audit: Type.Object(
       {

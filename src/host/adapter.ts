@@ -54,6 +54,7 @@ function stringList(value: unknown): readonly string[] | undefined {
 /** A model run's context as the engine reads it: the session, the host's provenance, the sender. */
 export function toTurnInput(ctx: Partial<HookContext<"before_agent_run">> | undefined, event: Partial<HookEvent<"before_agent_run">> | undefined): TurnInput {
   const sessionKey = str(ctx?.sessionKey);
+  const prompt = str(event?.prompt);
   const p = ctx?.inputProvenance;
   const senderIsOwner = event?.senderIsOwner;
   return {
@@ -73,6 +74,7 @@ export function toTurnInput(ctx: Partial<HookContext<"before_agent_run">> | unde
     ...(typeof senderIsOwner === "boolean"
       ? { requester: { channel: str(event?.channelId) ?? str(ctx?.channelId), senderId: str(event?.senderId) ?? str(ctx?.senderId), senderIsOwner } }
       : {}),
+    ...(prompt ? { prompt } : {}),
   };
 }
 
@@ -118,6 +120,7 @@ function observeAfterToolCall(runtime: ClawosRuntime, event: HookEvent<"after_to
     toolCallId: str(event?.toolCallId) ?? str(ctx?.toolCallId),
     sessionKey,
     isSubagent: isSubagentSessionKey(sessionKey),
+    ...(event?.result !== undefined && !event?.error ? { content: event.result } : {}),
   });
 }
 
@@ -142,6 +145,7 @@ function observePersist(
     // Host-made results (an interrupted call's placeholder) carry nothing from the tool. A blocked
     // call is recognised from ClawOS's own decision, never from details a tool could have written.
     synthetic: event?.isSynthetic === true,
+    ...(message && typeof message === "object" && message.content !== undefined ? { content: { content: message.content } } : {}),
   });
   if (!observed || !message || typeof message !== "object") return undefined;
   const details = message.details && typeof message.details === "object" ? (message.details as Record<string, unknown>) : {};
@@ -242,6 +246,7 @@ export function registerClawos(api: HostApi): ClawosRuntime {
       sessionKey: str(extra(ctx, "sessionKey")) ?? str(event?.sessionKey),
       channel: str(ctx?.channelId) ?? str(extra(event, "channel")),
       senderId: str(event?.senderId) ?? str(event?.from),
+      text: str(event?.content),
     });
   });
   // The earliest hooks of a model run: a message from another session (inter_session provenance,

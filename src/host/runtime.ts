@@ -158,7 +158,12 @@ function createRuntime(inputs: RuntimeInputs): ClawosRuntime {
   const engine = new Engine({
     config,
     manifests: buildRegistry(config, inputs.stateDir, inputs.resolvePath),
-    store: new SessionStore({ dir: stateDirPath, maxSessions: config.state.maxSessions, maxSourcesPerSession: config.state.maxSourcesPerSession }),
+    store: new SessionStore({
+      dir: stateDirPath,
+      maxSessions: config.state.maxSessions,
+      maxSourcesPerSession: config.state.maxSourcesPerSession,
+      maxValuesPerSession: config.provenance.maxValuesPerSession,
+    }),
     audit: new AuditLog({ file: auditFile, recent: config.audit.recent }),
     host: hostFor(config, inputs),
   });

@@ -7,7 +7,10 @@ import { causeOf, decide, type Decision, type RulePolicy } from "./decision.ts";
 import { DecisionMemo } from "./decision-memo.ts";
 import type { ManifestEntry, ManifestRegistry } from "./manifests.ts";
 import { builtinPathRules, PathRules, type HostLocations } from "./path-rules.ts";
-import { callFacts, type CallEnvironment, type CallFacts, type HostSettings, type PathResolver } from "./touches.ts";
+import { callFacts, type CallEnvironment, type CallFacts, type CommandReader, type HostSettings, type PathResolver } from "./touches.ts";
+import { valuesAt } from "./arguments.ts";
+import { DECISION_ROLES, type ArgumentRole } from "./manifest-schema.ts";
+import type { ArgumentValue, ProvenanceSettings } from "../taint/provenance.ts";
 import type { ResolvedTool } from "./tool-names.ts";
 import { ToolResolver } from "./tool-resolver.ts";
 
@@ -26,6 +29,8 @@ export interface PolicyHost {
   readonly locations: HostLocations;
   readonly resolver: PathResolver;
   readonly settings: HostSettings;
+  /** The command rules compiled for a config (see `commands/`); without it commands are not read. */
+  readonly commands?: (config: ClawosConfig) => CommandReader;
 }
 
 /**
@@ -53,12 +58,31 @@ export class CompiledPolicy implements RulePolicy {
   /** Path rules (the operator's, then the built-in ones) over this host's locations. */
   readonly paths: PathRules;
   private readonly callEnv: CallEnvironment;
+  /** What L1's value provenance needs from the config, compiled once. */
+  readonly provenance: ProvenanceSettings;
+  private readonly trustedPaths: PathRules;
 
   constructor(config: ClawosConfig, manifests: ManifestRegistry, host: PolicyHost) {
     this.config = config;
     this.manifests = manifests;
     this.paths = new PathRules([...config.paths.rules, ...builtinPathRules()], host.locations, config.paths.writable);
-    this.callEnv = { paths: this.paths, resolver: host.resolver, settings: host.settings, workspaceOnly: config.paths.workspaceOnly };
+    this.callEnv = {
+      paths: this.paths,
+      resolver: host.resolver,
+      settings: host.settings,
+      workspaceOnly: config.paths.workspaceOnly,
+      ...(host.commands ? { commands: host.commands(config) } : {}),
+    };
+    this.trustedPaths = new PathRules(
+      config.provenance.trustedPaths.map((pattern) => ({ pattern, zone: "open" as const, label: "a trusted path" })),
+      host.locations,
+    );
+    this.provenance = {
+      enabled: config.provenance.enabled && config.layers.tagging,
+      scanBytes: config.provenance.scanBytes,
+      unknown: config.provenance.unknown as ProvenanceSettings["unknown"],
+      trusted: (path, agentId) => this.trustedPaths.match(path, agentId) !== undefined,
+    };
     this.resolver = new ToolResolver((name) => manifests.canonicalName(name));
     this.tagging = config.layers.tagging;
     this.defaultAllow = config.capabilities.defaultAllow;
@@ -116,6 +140,47 @@ export class CompiledPolicy implements RulePolicy {
     return callFacts(entry.arguments, entry.modes, args, derivedPaths, agentId, this.callEnv);
   }
 
+  /** Whether a tool's calls may be decided by where their arguments came from (docs/provenance.md). */
+  provenanceDecisions(tool: ResolvedTool): boolean {
+    if (!this.provenance.enabled) return false;
+    const entry = this.manifests.lookup(tool.name);
+    if (!entry) return false;
+    const flag = entry.manifest.provenance?.decisions;
+    return flag ?? entry.arguments.some((a) => DECISION_ROLES.includes(a.spec.role));
+  }
+
+  /**
+   * The values of a call's security-relevant arguments (every decision role), with the forms the
+   * host resolves a path to (from the call's facts).
+   */
+  argumentValues(tool: ResolvedTool, params: unknown, facts: CallFacts | undefined, agentId: string | undefined): ArgumentValue[] {
+    const entry = this.manifests.lookup(tool.name);
+    if (!entry) return [];
+    const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
+    const workspace = this.paths.locations.workspaceFor(agentId).replace(/\/+$/, "");
+    const files = facts ? [...facts.reads, ...facts.writes] : [];
+    const out: ArgumentValue[] = [];
+    for (const arg of entry.arguments) {
+      const role: ArgumentRole = arg.spec.role;
+      if (!DECISION_ROLES.includes(role)) continue;
+      if (role === "path" || role === "patch") {
+        for (const file of files) {
+          if (file.argument !== arg.spec.at) continue;
+          const abs = file.forms[0];
+          const relative = abs?.startsWith(`${workspace}/`) ? abs.slice(workspace.length + 1) : undefined;
+          out.push({ argument: arg.spec.at, role, raw: file.raw, resolved: file.forms, ...(relative !== undefined ? { relative } : {}) });
+        }
+        continue;
+      }
+      if (arg.derived) continue;
+      for (const value of valuesAt(args, arg.segments)) {
+        if (typeof value === "string" ? value.trim() === "" : typeof value !== "number") continue;
+        out.push({ argument: arg.spec.at, role, raw: String(value) });
+      }
+    }
+    return out;
+  }
+
   /**
    * The decision for one call at the trust it has. Pure over this policy: memoized by the call's
    * shape when its arguments add no facts; a trust-limited decision carries the input that set the
@@ -140,7 +205,7 @@ export class CompiledPolicy implements RulePolicy {
       agentId,
     });
     const verdict =
-      facts && (facts.touches.length > 0 || facts.modes.length > 0)
+      facts && (facts.touches.length > 0 || facts.modes.length > 0 || facts.command)
         ? decide({ ...input(), facts }, this)
         : this.memo.verdict(tool, mode, inputTrust, isSubagent, agentId, () => decide(input(), this));
     return verdict.trustLimited ? this.memo.caused(verdict, causeOf(taint, inputTrust)) : verdict;

@@ -3,7 +3,8 @@ import type { BrokenManifest, ManifestEntry } from "./manifests.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import type { ResolvedTool } from "./tool-names.ts";
 import { meetsTrust, trustRank, type TrustLevel } from "../taint/trust.ts";
-import { touchCapability, type CallFacts, type TouchKind } from "./touches.ts";
+import type { ArgumentVerdict } from "../taint/provenance.ts";
+import { touchCapability, type CallFacts, type CommandView, type TouchKind } from "./touches.ts";
 
 /**
  * L2: the decision for one tool call, as plain data. Every violated rule is collected (deny wins:
@@ -29,6 +30,10 @@ export type RuleId =
   | "tool.name-invalid"
   | "tool.meta-unresolved"
   | "manifest.invalid"
+  | "command.denied"
+  | "argument.tainted"
+  | "argument.unknown"
+  | "provenance.endorsed"
   | "internal.error";
 
 export interface RuleHit {
@@ -47,6 +52,11 @@ export interface RuleHit {
   readonly label?: string;
   /** The mode an argument or host setting selected (tool.mode). */
   readonly mode?: string;
+  /** The argument's role (argument.tainted, argument.unknown), the input that brought it in and its trust. */
+  readonly role?: string;
+  readonly from?: string;
+  readonly fromTrust?: TrustLevel;
+  readonly callId?: string;
 }
 
 export type Effect = "allow" | "block" | "would-block";
@@ -70,6 +80,10 @@ export interface Decision {
   readonly trustLimited: boolean;
   /** The input that set the session's trust, when `trustLimited` (see `causeOf`). */
   readonly cause?: TaintSource;
+  /** Where each security-relevant argument came from, when the decision looked (provenance). */
+  readonly arguments?: readonly ArgumentVerdict[];
+  /** What a shell command does, as the command rules read it. */
+  readonly command?: Pick<CommandView, "parsed" | "error" | "readOnly" | "why" | "programs" | "irreversible">;
 }
 
 /** What one decision reads besides the compiled policy. */
@@ -116,17 +130,22 @@ export function evaluateRules(input: DecisionInput, policy: RulePolicy): RuleHit
     return inputTrust === "owner" ? hits : [{ rule: "tool.unmanifested", requires: "owner" }];
   }
   const m = manifest.manifest;
-  if (!meetsTrust(inputTrust, m.minInputTrust)) hits.push({ rule: "tool.min-input-trust", requires: m.minInputTrust });
-  for (const capability of m.capabilities) {
+  const facts = input.facts;
+  const command = facts?.command?.view;
+  // A read-only command needs only what reading needs; an operator's allow rule sets the trust it runs at.
+  const capabilities = command?.readOnly ? READ_ONLY : m.capabilities;
+  const minTrust: TrustLevel = command?.readOnly ? "untrusted" : (command?.allowAt ?? m.minInputTrust);
+  if (command?.denied) hits.push({ rule: "command.denied", argument: facts?.command?.argument, value: command.denied });
+  if (!meetsTrust(inputTrust, minTrust)) hits.push({ rule: "tool.min-input-trust", requires: minTrust });
+  for (const capability of capabilities) {
     if (!policy.isKnownCapability(capability)) {
       if (inputTrust !== "owner") hits.push({ rule: "capability.unknown", capability, requires: "owner" });
     } else {
-      const floor = policy.capabilityFloor(capability);
+      const floor = command?.allowAt && capability === "proc:exec" ? command.allowAt : policy.capabilityFloor(capability);
       if (!meetsTrust(inputTrust, floor)) hits.push({ rule: "capability.floor", capability, requires: floor });
     }
     denials(capability, input, policy, hits);
   }
-  const facts = input.facts;
   if (!facts) return hits;
   for (const mode of facts.modes) {
     let requires: TrustLevel = mode.minInputTrust ?? "untrusted";
@@ -155,8 +174,10 @@ function denials(capability: string, input: DecisionInput, policy: RulePolicy, h
 }
 
 /** Every capability a call exercises: its manifest's, its selected modes', and what its paths count as. */
+const READ_ONLY: readonly string[] = ["fs:read"];
+
 function callCapabilities(input: DecisionInput): readonly string[] {
-  const base = input.manifest?.manifest.capabilities ?? [];
+  const base = input.facts?.command?.view.readOnly ? READ_ONLY : (input.manifest?.manifest.capabilities ?? []);
   const facts = input.facts;
   if (!facts || (facts.modes.length === 0 && facts.touches.length === 0)) return base;
   const all = new Set(base);
@@ -180,6 +201,7 @@ export function decide(input: DecisionInput, policy: RulePolicy): Decision {
     capabilities: callCapabilities(input),
     inputTrust: input.inputTrust,
     manifested: input.manifest !== undefined,
+    ...(input.facts?.command ? { command: commandSummary(input.facts.command.view) } : {}),
   };
   if (mode === "off") return { ...base, outcome: "allow", effect: "allow", rules: [], trustLimited: false };
   const rules = evaluateRules(input, policy);
@@ -187,6 +209,61 @@ export function decide(input: DecisionInput, policy: RulePolicy): Decision {
   const trustLimited = rules.some((h) => h.requires !== undefined && trustRank(h.requires) > trustRank(input.inputTrust));
   if (mode === "audit") return { ...base, outcome: "allow", effect: "would-block", rules, trustLimited };
   return { ...base, outcome: "block", effect: "block", rules, trustLimited };
+}
+
+function commandSummary(view: CommandView): NonNullable<Decision["command"]> {
+  return {
+    parsed: view.parsed,
+    ...(view.error ? { error: view.error } : {}),
+    readOnly: view.readOnly,
+    why: view.why.slice(0, 3),
+    programs: view.programs.slice(0, 8),
+    irreversible: view.irreversible,
+  };
+}
+
+/** Rules a provenance decision can answer: the session's trust is below a floor, nothing else. */
+const TRUST_FLOOR_RULES: ReadonlySet<RuleId> = new Set<RuleId>(["tool.min-input-trust", "capability.floor"]);
+
+/** The trust a call needs when the only rules it breaks are trust floors; undefined otherwise. */
+export function provenanceRequirement(decision: Decision): TrustLevel | undefined {
+  if (decision.effect === "allow" || !decision.trustLimited) return undefined;
+  let required: TrustLevel | undefined;
+  for (const hit of decision.rules) {
+    if (!TRUST_FLOOR_RULES.has(hit.rule) || !hit.requires) return undefined;
+    if (!required || trustRank(hit.requires) > trustRank(required)) required = hit.requires;
+  }
+  return required;
+}
+
+/**
+ * The decision once the call's security-relevant arguments were looked up (pure): allowed when
+ * every one is endorsed (or allowed unknown); otherwise the trust-floor block stands, with a rule
+ * per argument that fell short.
+ */
+export function withProvenance(decision: Decision, required: TrustLevel, verdicts: readonly ArgumentVerdict[]): Decision {
+  const short = verdicts.filter((v) => !v.allowed);
+  if (verdicts.length > 0 && short.length === 0) {
+    return {
+      ...decision,
+      outcome: "allow",
+      effect: "allow",
+      rules: [{ rule: "provenance.endorsed", requires: required }],
+      trustLimited: false,
+      arguments: verdicts,
+    };
+  }
+  const hits: RuleHit[] = short.map((v) => ({
+    rule: v.verdict === "tainted" ? "argument.tainted" : "argument.unknown",
+    requires: required,
+    argument: v.argument,
+    role: v.role,
+    value: v.value,
+    ...(v.source ? { from: v.source } : {}),
+    ...(v.level ? { fromTrust: v.level } : {}),
+    ...(v.callId ? { callId: v.callId } : {}),
+  }));
+  return { ...decision, rules: [...decision.rules, ...hits], arguments: verdicts };
 }
 
 /**

@@ -96,6 +96,48 @@ export const ModeSchema = Type.Object(
 );
 export type ModeSpec = Static<typeof ModeSchema>;
 
+/** Roles whose value decides where a call acts: a provenance decision checks where each came from. */
+export const DECISION_ROLES: readonly ArgumentRole[] = [
+  "path",
+  "patch",
+  "command",
+  "url",
+  "host",
+  "recipient",
+  "account",
+  "amount",
+  "id",
+  "target-session",
+  "runtime",
+];
+
+/**
+ * How a call's output trust is found: `declared` is the manifest's `outputTrust`; `paths` is the
+ * trust of the files the call reads (what ClawOS saw written to them, trusted paths at owner, other
+ * paths at `outputTrust`); `command` is what the shell command reads, by the command rules.
+ */
+export const OUTPUT_SOURCES = ["declared", "paths", "command"] as const;
+export type OutputSource = (typeof OUTPUT_SOURCES)[number];
+
+export const ProvenanceSchema = Type.Object(
+  {
+    decisions: Type.Optional(
+      Type.Boolean({
+        description:
+          "allow a call below the tool's trust floor when every argument that decides where it acts came from input at that trust (default: true when the manifest names such an argument; false for tools where free text is itself the danger, like exec)",
+      }),
+    ),
+    output: Type.Optional(
+      Type.Union(
+        OUTPUT_SOURCES.map((source) => Type.Literal(source)),
+        { description: `how the output's trust is found: ${OUTPUT_SOURCES.join(", ")} (default declared)` },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ProvenanceSpec = Static<typeof ProvenanceSchema>;
+
 /**
  * The capability manifest of one tool. Built-in manifests (`manifests/*.json`) and operators'
  * own manifests (config `manifestDirs` and inline `manifests`) use this same schema.
@@ -129,6 +171,7 @@ export const ManifestSchema = Type.Object(
     description: Type.String({ minLength: 1 }),
     arguments: Type.Optional(Type.Array(ArgumentSchema, { description: "the arguments that decide what the call does to the world, each with its role" })),
     modes: Type.Optional(Type.Array(ModeSchema, { description: "arguments or host settings that select a more powerful mode of the tool" })),
+    provenance: Type.Optional(ProvenanceSchema),
     meta: Type.Optional(
       Type.Boolean({
         description: "a meta tool (tool_call, tool_search ...): the real tool behind it is what gets checked",

@@ -31,6 +31,49 @@ export interface CallEnvironment {
   readonly settings: HostSettings;
   /** Writes outside the workspace (and the operator's writable patterns) are blocked. */
   readonly workspaceOnly: boolean;
+  /** Reads a shell command (the command rules); undefined: commands are not read. */
+  readonly commands?: CommandReader;
+}
+
+/** What a shell command does, as the command rules read it (see `commands/classify.ts`). */
+export interface CommandView {
+  readonly parsed: boolean;
+  readonly error?: string;
+  readonly readOnly: boolean;
+  /** Runs only local build, test and version-control programs: no network, no outside content. */
+  readonly local: boolean;
+  readonly reads: readonly string[];
+  readonly writes: readonly string[];
+  readonly fetches: readonly string[];
+  readonly network: boolean;
+  readonly irreversible: readonly string[];
+  readonly programs: readonly string[];
+  readonly why: readonly string[];
+  /** The trust an operator's allow rule lets the command run at, and a deny rule's id. */
+  readonly allowAt?: TrustLevel;
+  readonly denied?: string;
+}
+
+export interface CommandReader {
+  read(command: string): CommandView;
+}
+
+/** A file a call reads or writes, as written and as the host resolves it. */
+export interface FileRef {
+  readonly argument: string;
+  readonly raw: string;
+  /** Absolute forms (spelled, symlinks followed); empty for a value that is not a local path. */
+  readonly forms: readonly string[];
+  /** Written by a command that brings outside content in (a clone, a download, an extraction). */
+  readonly outside?: boolean;
+}
+
+/** The command a call runs, and what it reaches, resolved against its working directory. */
+export interface CommandFacts {
+  readonly argument: string;
+  readonly view: CommandView;
+  /** The working directory, absolute (the call's workdir, else the agent's workspace). */
+  readonly cwd: string;
 }
 
 export type TouchKind = "secret-read" | "secret-write" | "protected-write" | "outside-workspace" | "unreadable-path";
@@ -54,6 +97,10 @@ export interface SelectedMode {
 export interface CallFacts {
   readonly touches: readonly Touch[];
   readonly modes: readonly SelectedMode[];
+  /** Files the call reads and writes (path arguments, and what a command reaches). */
+  readonly reads: readonly FileRef[];
+  readonly writes: readonly FileRef[];
+  readonly command?: CommandFacts;
 }
 
 /** The capability a touch counts as. */
@@ -85,43 +132,74 @@ export function callFacts(
 ): CallFacts | undefined {
   if (args.length === 0 && modes.length === 0) return undefined;
   const touches: Touch[] = [];
+  const reads: FileRef[] = [];
+  const writes: FileRef[] = [];
   const seen = new Set<string>();
   let count = 0;
+  let command: CommandFacts | undefined;
+  let cwd: string | undefined;
+  const visit = (path: string, at: string, access: "read" | "write", outside = false): boolean => {
+    if (++count > MAX_PATHS_PER_CALL) {
+      touches.push({ kind: "unreadable-path", argument: at, value: `more than ${MAX_PATHS_PER_CALL} paths`, label: "too many paths to check" });
+      return false;
+    }
+    const key = `${access}\u0000${path}`;
+    if (seen.has(key)) return true;
+    seen.add(key);
+    const forms = touchesOf(path, at, access, agentId, env, touches);
+    (access === "write" ? writes : reads).push({ argument: at, raw: path, forms: forms ?? [], ...(outside ? { outside } : {}) });
+    return true;
+  };
   for (const arg of args) {
     const { role, access = "read", at } = arg.spec;
+    if (role === "command" && env.commands) {
+      const raw = valuesAt(params, arg.segments).find((v): v is string => typeof v === "string");
+      if (raw !== undefined && !command) command = { argument: at, view: env.commands.read(raw), cwd: "" };
+      continue;
+    }
     if (role !== "path" && role !== "patch") continue;
     const raws = arg.derived ? (derivedPaths ?? []) : valuesAt(params, arg.segments);
     for (const raw of raws) {
       if (typeof raw !== "string") continue;
       const paths = role === "patch" ? patchPaths(raw) : [raw];
-      for (const path of paths) {
-        if (++count > MAX_PATHS_PER_CALL) {
-          touches.push({ kind: "unreadable-path", argument: at, value: `more than ${MAX_PATHS_PER_CALL} paths`, label: "too many paths to check" });
-          return { touches, modes: selectedModes(modes, params, agentId, env) };
-        }
-        const key = `${access}\u0000${path}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        touchesOf(path, at, access, agentId, env, touches);
-      }
+      for (const path of paths) if (!visit(path, at, access)) return { touches, modes: selectedModes(modes, params, agentId, env), reads, writes };
+      if (role === "path" && access === "read" && cwd === undefined && /workdir|cwd|dir$/i.test(at)) cwd = raw;
     }
   }
-  return { touches, modes: selectedModes(modes, params, agentId, env) };
+  if (command) {
+    // What the command reaches, resolved against its working directory the way the host would.
+    const base = cwd !== undefined ? (env.resolver.resolve(cwd, agentId)?.[0] ?? cwd) : env.paths.locations.workspaceFor(agentId);
+    command = { ...command, cwd: base };
+    const under = (p: string) => (p.startsWith("/") || p.startsWith("~") ? p : `${base.replace(/\/+$/, "")}/${p}`);
+    const view = command.view;
+    for (const p of view.reads) if (!visit(under(p), command.argument, "read")) break;
+    for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network)) break;
+    for (const p of view.fetches) if (!visit(under(p), command.argument, "write", true)) break;
+  }
+  return { touches, modes: selectedModes(modes, params, agentId, env), reads, writes, ...(command ? { command } : {}) };
 }
 
-function touchesOf(raw: string, argument: string, access: "read" | "write", agentId: string | undefined, env: CallEnvironment, out: Touch[]): void {
+function touchesOf(
+  raw: string,
+  argument: string,
+  access: "read" | "write",
+  agentId: string | undefined,
+  env: CallEnvironment,
+  out: Touch[],
+): readonly string[] | undefined {
   const forms = env.resolver.resolve(raw, agentId);
   if (!forms) {
     if (raw.trim()) out.push({ kind: "unreadable-path", argument, value: raw, label: "a path ClawOS cannot resolve" });
-    return;
+    return undefined;
   }
-  if (forms.length === 0) return;
+  if (forms.length === 0) return forms;
   const match = env.paths.strictest(forms, agentId);
   const kind = match ? zoneTouch(match.zone, access) : undefined;
   if (match && kind) out.push({ kind, argument, value: forms[forms.length - 1], label: match.label });
   if (access === "write" && env.workspaceOnly && !forms.every((p) => env.paths.writableFor(p, agentId))) {
     out.push({ kind: "outside-workspace", argument, value: forms[forms.length - 1], label: "outside the agent's workspace" });
   }
+  return forms;
 }
 
 function selectedModes(modes: readonly CompiledMode[], params: unknown, agentId: string | undefined, env: CallEnvironment): SelectedMode[] {

@@ -10,7 +10,7 @@ import { isoTime } from "./iso-time.ts";
  */
 
 /** One rule hit in words. */
-export function ruleText(hit: RuleHit, d: Pick<Decision, "tool" | "requestedTool" | "via" | "unresolved">): string {
+export function ruleText(hit: RuleHit, d: Pick<Decision, "tool" | "requestedTool" | "via" | "unresolved" | "command">): string {
   switch (hit.rule) {
     case "tool.name-invalid":
       return `the tool name ${JSON.stringify(d.requestedTool)} is not a valid OpenClaw tool name (look-alike characters, spaces or over 64 characters)`;
@@ -35,7 +35,17 @@ export function ruleText(hit: RuleHit, d: Pick<Decision, "tool" | "requestedTool
     case "path.unreadable":
       return `argument ${hit.argument} (${shown(hit.value)}) is ${hit.label}, so it needs input trust owner`;
     case "tool.min-input-trust":
-      return `${d.tool} needs input trust ${hit.requires}`;
+      return d.command && !d.command.readOnly
+        ? `${d.tool} needs input trust ${hit.requires} for this command (${commandWhy(d.command)})`
+        : `${d.tool} needs input trust ${hit.requires}`;
+    case "command.denied":
+      return `the command is denied by the command rule ${hit.value} (${hit.argument ?? "command"})`;
+    case "argument.tainted":
+      return `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which came only from ${hit.from ?? "an input"} (${hit.fromTrust}${hit.callId ? `, call ${hit.callId}` : ""}), and a ${hit.role} here needs input at ${hit.requires}`;
+    case "argument.unknown":
+      return `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which no input ClawOS saw contains (the model chose it), and a ${hit.role} here needs input at ${hit.requires}`;
+    case "provenance.endorsed":
+      return `every argument that decides where the call acts came from input at ${hit.requires} or above`;
     case "capability.unknown":
       return `capability ${hit.capability} is unknown, so it needs input trust owner`;
     case "capability.floor":
@@ -49,6 +59,11 @@ export function ruleText(hit: RuleHit, d: Pick<Decision, "tool" | "requestedTool
     case "internal.error":
       return `ClawOS internal error: ${hit.error}`;
   }
+}
+
+function commandWhy(command: NonNullable<Decision["command"]>): string {
+  if (!command.parsed) return `it cannot be parsed${command.error ? `: ${command.error}` : ""}, so it counts as the most dangerous kind`;
+  return command.why.length > 0 ? `it is not read-only: ${command.why.join(", ")}` : "it is not read-only";
 }
 
 function shown(value: string | undefined): string {
@@ -66,6 +81,10 @@ export function causeText(inputTrust: string, cause: TaintSource | undefined): s
 /** The safest ways to allow the call, most protective first. */
 function remedies(hits: readonly RuleHit[], tool: string): string {
   const steps: string[] = [];
+  const argument = hits.find((h) => h.rule === "argument.tainted" || h.rule === "argument.unknown");
+  if (argument) {
+    steps.push(`if ${shown(argument.value)} is what the owner wants, the owner names it in a message (an owner's message endorses a value for the session)`);
+  }
   if (hits.some((h) => h.requires !== undefined && h.rule !== "tool.name-invalid" && h.rule !== "tool.meta-unresolved")) {
     steps.push("start a new session (/new) or, after reviewing what entered it, run /clawos trust reset as the owner");
   }
@@ -127,7 +146,7 @@ const reasons = new WeakMap<Decision, string>();
 
 /** Why the call was (or, in audit mode, would have been) blocked; undefined for a clean allow. */
 export function blockReason(d: Decision): string | undefined {
-  if (d.rules.length === 0) return undefined;
+  if (d.rules.length === 0 || d.effect === "allow") return undefined;
   let text = reasons.get(d);
   if (text === undefined) {
     text = build(d) as string;

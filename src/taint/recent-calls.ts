@@ -1,4 +1,5 @@
 import type { Decision } from "../policy/decision.ts";
+import type { CallFacts } from "../policy/touches.ts";
 import type { ResolvedTool } from "../policy/tool-names.ts";
 
 /** What L1 remembers of a decided call until its result arrives. */
@@ -9,6 +10,10 @@ export interface CallMemo {
   readonly paramsRef?: unknown;
   readonly decision: Decision;
   readonly agentId?: string;
+  /** What the call reads and runs, for the trust of its output (provenance). */
+  readonly facts?: CallFacts;
+  /** Its result's values were read (after_tool_call and tool_result_persist both carry it). */
+  indexed?: boolean;
 }
 
 /**

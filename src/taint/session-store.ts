@@ -5,6 +5,7 @@ import { basename, dirname, join } from "node:path";
 import { LRUCache } from "lru-cache";
 import { isResultLabel, resultLabel } from "./labels.ts";
 import { isTrustLevel, minTrust, trustRank, TRUST_LEVELS, type TrustLevel } from "./trust.ts";
+import { ValueIndex } from "./value-index.ts";
 
 /**
  * L1 session state: each session's input trust and the inputs that lowered it.
@@ -42,6 +43,8 @@ export interface SessionTrust {
   parent?: string;
   /** Why the durable state could not be used, when it could not. */
   stateError?: string;
+  /** The values that entered the session and the trust of their inputs (provenance), once any did. */
+  values?: ValueIndex;
   updatedAt: number;
 }
 
@@ -50,6 +53,8 @@ export interface StoreOptions {
   dir?: string;
   maxSessions: number;
   maxSourcesPerSession: number;
+  /** Values remembered per session (provenance). */
+  maxValuesPerSession?: number;
   now?: () => number;
 }
 
@@ -61,6 +66,7 @@ interface StoredRecord {
   recent: TaintSource[];
   shadow?: TrustLevel;
   parent?: string;
+  values?: { table: string; sources: unknown[] };
   updatedAt: number;
 }
 
@@ -89,6 +95,7 @@ export class SessionStore {
   private readonly cache: LRUCache<string, SessionTrust>;
   private readonly dir?: string;
   private readonly maxSources: number;
+  readonly maxValues: number;
   private readonly now: () => number;
   readonly health: StoreHealth = { writeErrors: 0, readErrors: 0 };
   /**
@@ -102,6 +109,7 @@ export class SessionStore {
   constructor(options: StoreOptions) {
     this.dir = options.dir;
     this.maxSources = options.maxSourcesPerSession;
+    this.maxValues = options.maxValuesPerSession ?? 1024;
     this.now = options.now ?? Date.now;
     // Evicting a session loses nothing that matters: its trust and the inputs that lowered it are
     // on disk already. Its other recent sources ride along whenever the record is written; they are
@@ -130,6 +138,35 @@ export class SessionStore {
   private tainted = new Set<number>();
   private journalFile?: string;
   private journalQueue: string[] = [];
+
+  /** Bytes derived from the install's key that seed the value hashes (random without a key). */
+  valueSeed(): Uint8Array {
+    if (!this.seed) this.seed = this.key ? createHmac("sha256", this.key).update("clawos value index").digest() : randomBytes(32);
+    return this.seed;
+  }
+  private seed?: Uint8Array;
+
+  /** MAC of a stored body (file labels), or undefined without a key. */
+  macOf(body: string): string | undefined {
+    return this.key ? createHmac("sha256", this.key).update(body).digest("hex") : undefined;
+  }
+
+  /** The file beside the session directory that holds the file labels, when state is durable. */
+  get labelsFile(): string | undefined {
+    return this.dir ? join(dirname(this.dir), `${basename(this.dir)}.labels.json`) : undefined;
+  }
+
+  /** The session's value index, created on first use. */
+  valuesOf(state: SessionTrust): ValueIndex {
+    state.values ??= new ValueIndex(this.maxValues);
+    return state.values;
+  }
+
+  /** New values entered a session without a trust change: its state file is written again. */
+  valuesChanged(state: SessionTrust): void {
+    state.updatedAt = this.now();
+    this.persist(state);
+  }
 
   /** Journals a pending fact (see `PendingFact`), off the caller's path like the ledger. */
   journal(fact: PendingFact): void {
@@ -457,6 +494,7 @@ export class SessionStore {
       );
       state.shadow = isTrustLevel(record.shadow) ? record.shadow : undefined;
       state.parent = typeof record.parent === "string" ? record.parent : undefined;
+      state.values = ValueIndex.deserialize(record.values, this.maxValues);
       return state;
     } catch (error) {
       return this.unreadable(key, `state file is corrupt (${(error as Error).message})`);
@@ -585,6 +623,7 @@ function recordOf(state: SessionTrust): StoredRecord {
     recent: state.recent,
     ...(state.shadow ? { shadow: state.shadow } : {}),
     ...(state.parent ? { parent: state.parent } : {}),
+    ...(state.values && state.values.size > 0 ? { values: state.values.serialize() } : {}),
     updatedAt: state.updatedAt,
   };
 }
@@ -603,6 +642,7 @@ class SessionState implements SessionTrust {
   shadow?: TrustLevel;
   parent?: string;
   stateError?: string;
+  values?: ValueIndex = undefined;
   private packed = "";
   private count = 0;
   private lastCallId: string | undefined = undefined;

@@ -2,11 +2,14 @@ import type { ChannelMessage, Requester, ToolCall, ToolResult, TurnInput } from 
 import type { CompiledPolicy } from "../policy/compiled-policy.ts";
 import type { Decision } from "../policy/decision.ts";
 import { normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/tool-names.ts";
-import { RecentCalls } from "./recent-calls.ts";
+import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { resultLabel } from "./labels.ts";
 import { SenderSet } from "./sender-set.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts";
 import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
+import type { CallFacts } from "../policy/touches.ts";
+import { FileLabels } from "./file-labels.ts";
+import { Provenance, type ArgumentValue, type ArgumentVerdict } from "./provenance.ts";
 
 /**
  * L1: everything a session's trust depends on, and nothing else. The requesters of its turns, the
@@ -91,11 +94,21 @@ export class SessionTaint {
   private resultHooksLive = true;
   private readonly pendingResults = new Map<string, { callId: string; isSubagent: boolean }[]>();
 
+  /** Value provenance and file labels (docs/provenance.md). */
+  readonly provenance: Provenance;
+
   constructor(options: SessionTaintOptions) {
     this.store = options.store;
     this.policy = options.policy;
     this.onTrustChange = options.onTrustChange;
     this.now = options.now ?? Date.now;
+    const file = options.store.labelsFile;
+    const labels = new FileLabels({
+      file,
+      max: options.policy.config.provenance.maxFileLabels,
+      mac: file ? (body) => options.store.macOf(body) ?? "" : undefined,
+    });
+    this.provenance = new Provenance(options.store, labels, options.policy.provenance);
     this.restorePending();
   }
 
@@ -118,6 +131,13 @@ export class SessionTaint {
   /** A reload: new trusted senders, ceilings and manifests; every session keeps its trust. */
   usePolicy(policy: CompiledPolicy): void {
     this.policy = policy;
+    this.provenance.settings = policy.provenance;
+  }
+
+  /** Where each of a call's security-relevant arguments came from, at the trust the call needs. */
+  verdicts(call: Pick<ToolCall, "sessionKey">, values: readonly ArgumentValue[], required: TrustLevel): ArgumentVerdict[] {
+    const state = call.sessionKey ? this.store.peek(call.sessionKey) : undefined;
+    return values.map((value) => this.provenance.verdict(state, value, required));
   }
 
   // ---- around a call ----------------------------------------------------------------------
@@ -157,7 +177,7 @@ export class SessionTaint {
   }
 
   /** Records what a decided call means for trust: a message into another session, a spawn, a result to expect. */
-  afterCall(call: ToolCall, tool: ResolvedTool, decision: Decision): void {
+  afterCall(call: ToolCall, tool: ResolvedTool, decision: Decision, facts?: CallFacts): void {
     if (call.toolCallId) {
       this.calls.set(call.sessionKey, call.toolCallId, {
         tool,
@@ -165,10 +185,12 @@ export class SessionTaint {
         paramsRef: tool.via ? call.params : undefined,
         decision,
         agentId: call.agentId,
+        ...(facts && (facts.reads.length > 0 || facts.command) ? { facts } : {}),
       });
       if (decision.outcome === "allow" && call.sessionKey && !this.resultHooksLive) this.notePendingResult(call.sessionKey, call.toolCallId, call.isSubagent);
     }
     if (decision.outcome !== "allow") return;
+    if (facts && facts.writes.length > 0 && this.policy.tagging) this.labelWrites(call, tool, decision, facts);
     const capabilities = decision.capabilities;
     if (capabilities.includes("message:send")) this.lowerTargetSession(call, tool, decision.inputTrust);
     if (call.sessionKey && capabilities.includes("session:spawn")) {
@@ -205,7 +227,36 @@ export class SessionTaint {
    */
   beforeTurn(turn: TurnInput): void {
     if (!this.policy.tagging || !turn.sessionKey) return;
-    const key = turn.sessionKey;
+    this.lowerForTurn(turn);
+    if (turn.prompt) this.notePrompt(turn);
+  }
+
+  /** The values a run's starting message names, at the trust of who sent it. */
+  private notePrompt(turn: TurnInput & { sessionKey?: string; prompt?: string }): void {
+    const key = turn.sessionKey as string;
+    const state = this.store.get(key, turn.isSubagent ? this.unlinkedChildTrust() : "owner");
+    const provenance = turn.provenance;
+    let level: TrustLevel;
+    let label: string;
+    if (provenance?.kind === "inter_session") {
+      const source = provenance.sourceSessionKey;
+      level = source ? (this.store.peek(source)?.trust ?? this.unlinkedChildTrust()) : this.policy.unknownRequesterTrust;
+      label = source ? `a message from session ${source}` : "a message from another session";
+    } else if (provenance?.kind === "internal_system") {
+      level = minTrust(state.trust, "community");
+      label = "a message the host wrote (system event, wake or heartbeat)";
+    } else if (turn.isSubagent) {
+      level = state.trust;
+      label = "the sub-agent's task";
+    } else {
+      level = turn.requester ? this.requesterTrust(turn.requester) : this.policy.unknownRequesterTrust;
+      label = level === "owner" ? "the owner's message" : requesterLabel(turn.requester);
+    }
+    this.provenance.noteContent(state, turn.prompt, level, { level, label });
+  }
+
+  private lowerForTurn(turn: TurnInput): void {
+    const key = turn.sessionKey as string;
     const provenance = turn.provenance;
     if (provenance?.kind === "inter_session") {
       const source = provenance.sourceSessionKey;
@@ -236,6 +287,11 @@ export class SessionTaint {
   observeMessage(message: ChannelMessage): void {
     if (!this.policy.tagging || !message.sessionKey) return;
     const { sessionKey, channel, senderId } = message;
+    if (message.text) {
+      const level: TrustLevel = this.provenOwners.has(channel, senderId) ? "owner" : this.policy.isTrustedSender(channel, senderId) ? "verified" : "community";
+      const state = this.store.get(sessionKey, "owner");
+      this.provenance.noteContent(state, message.text, level, { level, label: `a message from ${channel ?? "?"}:${senderId ?? "unknown sender"}` });
+    }
     if (this.provenOwners.has(channel, senderId)) return;
     if (this.policy.isTrustedSender(channel, senderId)) {
       this.lower(sessionKey, { level: "verified", kind: "message", label: `a message from ${channel}:${senderId}`, at: this.now() });
@@ -382,14 +438,66 @@ export class SessionTaint {
   }
 
   /** The output trust of a finished call, or undefined when nothing entered the session. */
-  private resultTrust(result: ToolResult): Omit<ObservedResult, "sessionTrust"> | undefined {
+  private resultTrust(result: ToolResult): (Omit<ObservedResult, "sessionTrust"> & { memo?: CallMemo; dir?: string }) | undefined {
     if (result.synthetic) return undefined;
     const memo = result.toolCallId ? this.calls.get(result.sessionKey, result.toolCallId) : undefined;
     if (memo?.blocked) return undefined;
     const tool = memo?.tool ?? this.policy.resolve(result.toolName ?? "", result.params, result.toolKind);
-    const declared: TrustLevel = this.policy.manifestFor(tool.name)?.manifest.outputTrust ?? "untrusted";
-    const level = result.resultTrust ? minTrust(declared, result.resultTrust) : declared;
-    return { level, tool: tool.name, auditOnly: memo?.decision.effect === "would-block" };
+    const manifest = this.policy.manifestFor(tool.name)?.manifest;
+    const declared: TrustLevel = manifest?.outputTrust ?? "untrusted";
+    const found = this.policy.provenance.enabled ? this.outputByProvenance(manifest?.provenance?.output, declared, memo) : undefined;
+    const own = found?.level ?? declared;
+    const level = result.resultTrust ? minTrust(own, result.resultTrust) : own;
+    return { level, tool: tool.name, auditOnly: memo?.decision.effect === "would-block", memo, dir: found?.dir };
+  }
+
+  /**
+   * What an output really was: a file's trust by what ClawOS saw written to it (trusted paths at
+   * owner), a read-only or local command's by what it reads. Undefined: the manifest's word stands.
+   */
+  private outputByProvenance(source: string | undefined, declared: TrustLevel, memo: CallMemo | undefined): { level: TrustLevel; dir?: string } | undefined {
+    const facts = memo?.facts;
+    if (!facts || !source || source === "declared") return undefined;
+    const agentId = memo?.agentId;
+    if (source === "paths") {
+      if (facts.reads.length === 0) return undefined;
+      let level: TrustLevel = "owner";
+      for (const file of facts.reads) level = minTrust(level, this.provenance.fileTrust(file.forms, agentId, declared).level);
+      // A listing names files in the directory it lists: `ls src` endorses `src/parser.ts`.
+      return { level, dir: facts.reads.length === 1 ? facts.reads[0].raw : undefined };
+    }
+    const command = facts.command;
+    if (source !== "command" || !command) return undefined;
+    const view = command.view;
+    if (!view.parsed || view.network || view.fetches.length > 0) return undefined;
+    if (view.readOnly) {
+      let level: TrustLevel = "owner";
+      for (const file of facts.reads) level = minTrust(level, this.provenance.fileTrust(file.forms, agentId, declared).level);
+      return { level };
+    }
+    // Local build, test and version-control programs run the code in their directory: their output
+    // is as trusted as the least trusted file written there.
+    if (view.local) return { level: this.provenance.treeTrust(command.cwd, agentId, declared) };
+    return undefined;
+  }
+
+  /** An allowed call writes files: each carries the trust of the session that wrote it (and of what it copied). */
+  private labelWrites(call: ToolCall, tool: ResolvedTool, decision: Decision, facts: CallFacts): void {
+    const at = this.now();
+    let level = decision.inputTrust;
+    const view = facts.command?.view;
+    if (view && !view.readOnly) {
+      for (const file of facts.reads) level = minTrust(level, this.provenance.fileTrust(file.forms, call.agentId, "untrusted").level);
+      if (view.network || !view.parsed) level = "untrusted";
+    }
+    const overwrite = tool.name === "write";
+    for (const file of facts.writes) {
+      const path = file.forms[0];
+      if (!path) continue;
+      if (file.outside) this.provenance.labels.set(path, "untrusted", at, true, call.sessionKey);
+      else if (overwrite) this.provenance.labels.set(path, level, at, false, call.sessionKey);
+      else this.provenance.labels.merge(path, level, at, this.policy.provenance.trusted(path, call.agentId) ? "owner" : "untrusted", call.sessionKey);
+    }
   }
 
   private taintFromResult(result: ToolResult): ObservedResult | undefined {
@@ -397,6 +505,25 @@ export class SessionTaint {
     const observed = this.resultTrust(result);
     if (!observed) return undefined;
     const initial = result.isSubagent ? this.unlinkedChildTrust() : "owner";
+    if (result.content !== undefined && !observed.auditOnly) {
+      const memo = observed.memo;
+      // after_tool_call and tool_result_persist both carry the result: its values are read once.
+      if (memo?.indexed) return { level: observed.level, tool: observed.tool, auditOnly: false, sessionTrust: this.store.peek(result.sessionKey)?.trust };
+      if (memo) memo.indexed = true;
+      const state = this.store.get(result.sessionKey, initial);
+      const trivial = this.provenance.noteContent(
+        state,
+        result.content,
+        observed.level,
+        { level: observed.level, label: resultLabel(observed.tool), tool: observed.tool, ...(result.toolCallId ? { callId: result.toolCallId } : {}) },
+        observed.dir,
+      );
+      // An empty or trivially small result (an exit status, "ok") cannot carry an instruction.
+      if (trivial) {
+        this.lowerRewrittenTarget(result);
+        return { level: observed.level, tool: observed.tool, auditOnly: false, sessionTrust: state.trust };
+      }
+    }
     const source: TaintSource = {
       level: observed.level,
       kind: "tool",

@@ -71,6 +71,7 @@ export function makeEngine(
       dir: options.durable === false ? undefined : join(dir, "sessions"),
       maxSessions: config.state.maxSessions,
       maxSourcesPerSession: config.state.maxSourcesPerSession,
+      maxValuesPerSession: config.provenance.maxValuesPerSession,
       now,
     }),
     audit: new AuditLog({ file: auditFile, recent: config.audit.recent, now }),

@@ -42,7 +42,11 @@ describe("index.ts register(api)", () => {
     const rec = recordingApi({ pluginConfig: { capabilities: { mode: "enforce" } }, trustedPolicies: false });
     plugin.register(rec.api as never);
     expect(rec.hooks.get("before_tool_call")?.length).toBe(1);
-    rec.fire("after_tool_call", { toolName: "web_fetch", params: {}, toolCallId: "w1", result: {} }, OWNER_CTX);
+    rec.fire(
+      "after_tool_call",
+      { toolName: "web_fetch", params: {}, toolCallId: "w1", result: { content: [{ type: "text", text: "a page that says: run curl" }] } },
+      OWNER_CTX,
+    );
     const [result] = rec.fire("before_tool_call", { toolName: "exec", params: { command: "id" }, toolCallId: "e1" }, { ...OWNER_CTX, toolName: "exec" });
     expect(result).toMatchObject({ block: true });
   });

@@ -5,7 +5,17 @@
  * (test/helpers/fixtures.ts) wrap it.
  */
 
+import { PLUGIN_ID } from "../../src/ids.ts";
 import type { HostApi } from "../../src/host/sdk.ts";
+
+/**
+ * OpenClaw's config (`api.config`) for ClawOS installed as the README says: enabled, with the
+ * conversation hooks granted (`hooks.allowConversationAccess`), so ClawOS registers
+ * before_agent_run and before_prompt_build. The replay merges a trace's `host` config over it.
+ */
+export const INSTALLED_HOST_CONFIG: Readonly<Record<string, unknown>> = {
+  plugins: { entries: { [PLUGIN_ID]: { enabled: true, hooks: { allowConversationAccess: true } } } },
+};
 
 export type HostHandler = (event: unknown, ctx: unknown) => unknown;
 

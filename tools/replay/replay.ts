@@ -4,7 +4,7 @@ import { basename, join, resolve } from "node:path";
 import plugin from "../../index.ts";
 import type { Decision } from "../../src/policy/decision.ts";
 import { blockReason } from "../../src/report/reason.ts";
-import { recordingHost, type RecordingHost } from "./recording-host.ts";
+import { INSTALLED_HOST_CONFIG, recordingHost, type RecordingHost } from "./recording-host.ts";
 import { obtainRuntime, resetRuntimeForTests, type ClawosRuntime } from "../../src/host/runtime.ts";
 import { catalogIdToToolName } from "../../src/policy/tool-names.ts";
 import { isTrustLevel, type TrustLevel } from "../../src/taint/trust.ts";
@@ -20,6 +20,32 @@ import { isTrustLevel, type TrustLevel } from "../../src/taint/trust.ts";
 
 export type TraceKind = "benign" | "attack";
 export type Expectation = "blocked" | "allowed";
+
+/** What kind of work a trace is: the per-family report groups traces by it. */
+export const FAMILIES = ["coding", "research", "assistant", "operations"] as const;
+export type Family = (typeof FAMILIES)[number];
+/** A trace's family in the report: its own, its file name's, or "other". */
+export type ReportFamily = Family | "other";
+
+/** Words in a file name that name a family (whole words between `-`, `_` and `.`). */
+const FAMILY_WORDS: Readonly<Record<string, Family>> = {
+  coding: "coding",
+  research: "research",
+  assistant: "assistant",
+  messaging: "assistant",
+  operations: "operations",
+  ops: "operations",
+};
+
+/** The family a file name names (`benign-coding.jsonl`, `ops-deploys.jsonl`), or undefined. The first family word wins. */
+export function familyFromFile(file: string): Family | undefined {
+  const words = basename(file)
+    .toLowerCase()
+    .replace(/\.jsonl$/, "")
+    .split(/[^a-z0-9]+/);
+  for (const word of words) if (Object.hasOwn(FAMILY_WORDS, word)) return FAMILY_WORDS[word];
+  return undefined;
+}
 
 /** Who speaks in the session: `{ owner: true }`, a channel sender, or null (the host gave no requester). */
 export interface RequesterSpec {
@@ -44,7 +70,12 @@ export interface CallStep {
   readonly link?: boolean;
   /** Code Mode: the tool calls made from inside this call, each gated on its own. */
   readonly inner?: readonly CallStep[];
-  /** The tool's output text, as the host would store it (documentation; ClawOS never reads it). */
+  /**
+   * What the tool returned: a string (the result's text) or any JSON value (pretty-printed as the
+   * text, and the result's `details`). Fed to after_tool_call and tool_result_persist.
+   */
+  readonly result?: unknown;
+  /** The tool's output text, as the host would store it; the result's text when `result` is absent. */
   readonly output?: string;
   /** Extra fields for the result's `details` (e.g. a forged tag); ClawOS must not believe them. */
   readonly details?: Record<string, unknown>;
@@ -66,6 +97,10 @@ export interface Trace {
   readonly requester: RequesterSpec | null;
   readonly sessionKey?: string;
   readonly expect: Expectation;
+  /** The text of the requester's first message: fed to before_agent_run (and message_received for a channel sender). */
+  readonly prompt?: string;
+  /** The trace's own `family`, else its file name's, else "other". */
+  readonly family: ReportFamily;
   readonly note?: string;
   readonly config?: Record<string, unknown>;
   /** OpenClaw's own config for the run's host (api.config), e.g. Code Mode's executor. */
@@ -86,8 +121,23 @@ export function formatError(e: FormatError): string {
   return `${e.file}:${e.line}: ${e.field}: ${e.message}`;
 }
 
-const TRACE_KEYS = new Set(["id", "kind", "requester", "sessionKey", "expect", "note", "config", "host", "calls", "title", "tags"]);
-const CALL_KEYS = new Set(["tool", "args", "toolKind", "result_trust", "injected", "session", "child", "link", "inner", "output", "details", "id", "note"]);
+const TRACE_KEYS = new Set(["id", "kind", "requester", "sessionKey", "expect", "prompt", "family", "note", "config", "host", "calls", "title", "tags"]);
+const CALL_KEYS = new Set([
+  "tool",
+  "args",
+  "toolKind",
+  "result_trust",
+  "injected",
+  "session",
+  "child",
+  "link",
+  "inner",
+  "result",
+  "output",
+  "details",
+  "id",
+  "note",
+]);
 
 class TraceFormatError extends Error {
   readonly field: string;
@@ -103,6 +153,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function fail(field: string, message: string): never {
   throw new TraceFormatError(field, message);
+}
+
+/** A value JSON can carry as is: strings, finite numbers, booleans, null, arrays and plain objects of those. */
+function isJsonValue(value: unknown, seen = new Set<object>()): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object" || seen.has(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return false;
+  seen.add(value);
+  const ok = Object.values(value).every((v) => isJsonValue(v, seen));
+  seen.delete(value);
+  return ok;
 }
 
 function checkRequester(value: unknown, field: string): RequesterSpec | null {
@@ -133,6 +196,12 @@ function checkCall(value: Record<string, unknown>, field: string, children: Set<
     if (value[key] !== undefined && typeof value[key] !== "string") fail(`${field}.${key}`, "must be a string");
   }
   if (value.details !== undefined && !isRecord(value.details)) fail(`${field}.details`, "must be an object");
+  if ("result" in value) {
+    if (!isJsonValue(value.result)) fail(`${field}.result`, "must be a string or a JSON value (object, array, number, boolean or null)");
+    if (value.details !== undefined && typeof value.result !== "string" && !isRecord(value.result)) {
+      fail(`${field}.details`, "merges into the result's details, so result must be a string or a JSON object");
+    }
+  }
   if (value.session !== undefined) {
     if (typeof value.session !== "string") fail(`${field}.session`, "must be the alias of a sub-agent spawned earlier");
     if (!children.has(value.session)) fail(`${field}.session`, `names no sub-agent spawned earlier (${JSON.stringify(value.session)})`);
@@ -195,6 +264,8 @@ export function checkTrace(value: unknown, file: string, line: number): Trace {
   if (value.sessionKey !== undefined && (typeof value.sessionKey !== "string" || !value.sessionKey.trim())) fail("sessionKey", "must be a non-empty string");
   if (value.expect !== undefined && value.expect !== "blocked" && value.expect !== "allowed") fail("expect", 'must be "blocked" or "allowed"');
   if (value.note !== undefined && typeof value.note !== "string") fail("note", "must be a string");
+  if (value.prompt !== undefined && typeof value.prompt !== "string") fail("prompt", "must be a string (the text of the requester's first message)");
+  if (value.family !== undefined && !(FAMILIES as readonly unknown[]).includes(value.family)) fail("family", `must be one of ${FAMILIES.join(", ")}`);
   if (value.config !== undefined && !isRecord(value.config)) fail("config", "must be an object (ClawOS config merged over the run's)");
   if (value.host !== undefined && !isRecord(value.host)) fail("host", "must be an object (OpenClaw's config for the run's host)");
   if (!Array.isArray(value.calls) || value.calls.length === 0) fail("calls", "must be a non-empty array of steps");
@@ -211,6 +282,8 @@ export function checkTrace(value: unknown, file: string, line: number): Trace {
     requester,
     ...(typeof value.sessionKey === "string" ? { sessionKey: value.sessionKey } : {}),
     expect,
+    ...(typeof value.prompt === "string" ? { prompt: value.prompt } : {}),
+    family: (value.family as Family | undefined) ?? familyFromFile(file) ?? "other",
     ...(typeof value.note === "string" ? { note: value.note } : {}),
     ...(isRecord(value.config) ? { config: value.config } : {}),
     ...(isRecord(value.host) ? { host: value.host } : {}),
@@ -297,6 +370,29 @@ export interface ReplayOptions {
   readonly manifestDirs?: readonly string[];
   /** Keep each trace's state directory (debugging); removed by default. */
   readonly keepState?: boolean;
+  /** Called with every hook the replay fires at a registered handler, before the handlers run (tests, debugging). */
+  readonly onHook?: (hook: string, event: unknown, ctx: unknown) => void;
+}
+
+/** A tool result in the host's shape: what after_tool_call's `result` and the persisted message carry. */
+export interface HostToolResult {
+  readonly content: { type: "text"; text: string }[];
+  readonly details: unknown;
+}
+
+/**
+ * The result the host would pass for a call that ran: `result` as a string is the text (details
+ * `{}`); any other JSON is pretty-printed as the text and is itself the details. Without `result`,
+ * the legacy `output` is the text. The trace's `details` merge into the result's details.
+ */
+export function hostToolResult(step: CallStep, toolName: string): HostToolResult {
+  const extra = step.details ?? {};
+  if (step.result !== undefined && typeof step.result !== "string") {
+    const details = step.details ? { ...(step.result as Record<string, unknown>), ...extra } : step.result;
+    return { content: [{ type: "text", text: JSON.stringify(step.result, null, 2) }], details };
+  }
+  const text = typeof step.result === "string" ? step.result : (step.output ?? `(output of ${toolName})`);
+  return { content: [{ type: "text", text }], details: { ...extra } };
 }
 
 const HANDLER_OWNER = { channel: "webchat", senderId: "owner", senderIsOwner: true };
@@ -306,6 +402,16 @@ function hostRequester(spec: RequesterSpec | null): Record<string, unknown> | un
   if (spec.owner === true)
     return { ...HANDLER_OWNER, ...(spec.channel ? { channel: spec.channel } : {}), ...(spec.senderId ? { senderId: spec.senderId } : {}) };
   return { channel: spec.channel, senderId: spec.senderId, senderIsOwner: false };
+}
+
+/** before_agent_run's sender fields: owner → senderIsOwner true, a channel sender → false with its ids, null → none. */
+function turnSender(spec: RequesterSpec | null): { senderIsOwner?: boolean; senderId?: string; channelId?: string } {
+  if (spec === null) return {};
+  return {
+    senderIsOwner: spec.owner === true,
+    ...(spec.senderId ? { senderId: spec.senderId } : {}),
+    ...(spec.channel ? { channelId: spec.channel } : {}),
+  };
 }
 
 function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
@@ -337,6 +443,12 @@ interface Child {
   spawned: boolean;
 }
 
+/** A model run the host starts at the next call: the turn's text and who sent it. */
+interface Turn {
+  readonly prompt: string;
+  readonly sender: RequesterSpec | null;
+}
+
 /** One trace against a fresh plugin runtime. */
 class TraceRun {
   private host!: RecordingHost;
@@ -346,6 +458,7 @@ class TraceRun {
   private readonly mainKey: string;
   private readonly agentId: string;
   private requester: Record<string, unknown> | undefined;
+  private pendingTurn: Turn | undefined;
   private readonly children = new Map<string, Child>();
   private readonly outcomes: CallOutcome[] = [];
   private readonly exitListeners: Set<(...args: unknown[]) => void>;
@@ -374,7 +487,9 @@ class TraceRun {
   }
 
   private register(): void {
-    this.host = recordingHost({ pluginConfig: this.rawConfig, stateDir: this.stateDir, config: this.trace.host });
+    // The host config of an install as the README does it (conversation hooks granted), with the trace's own over it.
+    const config = deepMerge(INSTALLED_HOST_CONFIG, this.trace.host ?? {});
+    this.host = recordingHost({ pluginConfig: this.rawConfig, stateDir: this.stateDir, config });
     plugin.register(this.host.api as never);
     // The same inputs return the runtime register() just created (no reload).
     this.runtime = obtainRuntime({ rawConfig: this.rawConfig, stateDir: this.stateDir });
@@ -410,6 +525,34 @@ class TraceRun {
     }
   }
 
+  /** Fires a hook the way the host does: only at handlers ClawOS registered; timed. */
+  private fire(hook: string, event: unknown, ctx: unknown): void {
+    if (!this.host.hooks.get(hook)?.length) return;
+    this.options.onHook?.(hook, event, ctx);
+    this.timed(() => this.host.fire(hook, event, ctx));
+  }
+
+  /** A channel message entered the main session (message_received), as the host fires it for channel input. */
+  private messageReceived(spec: RequesterSpec, content: string, extra: Record<string, unknown> = {}): void {
+    this.fire("message_received", { from: spec.senderId, content, senderId: spec.senderId, ...extra }, { channelId: spec.channel, sessionKey: this.mainKey });
+  }
+
+  /** The host starts the model run of a turn that has text: before_agent_run with its prompt and sender. */
+  private startTurn(): void {
+    const turn = this.pendingTurn;
+    if (!turn) return;
+    this.pendingTurn = undefined;
+    const sender = turnSender(turn.sender);
+    const ctx = {
+      agentId: this.agentId,
+      sessionKey: this.mainKey,
+      sessionId: `sid-${this.mainKey}`,
+      runId: "replay",
+      ...(sender.channelId ? { channelId: sender.channelId } : {}),
+    };
+    this.fire("before_agent_run", { prompt: turn.prompt, messages: [], ...sender }, ctx);
+  }
+
   /** Runs the trusted policy the way the host does; returns the decision ClawOS recorded for it. */
   private gate(toolName: string, params: unknown, toolCallId: string, sessionKey: string, requester: unknown, toolKind?: string) {
     const audit = this.runtime.engine.audit;
@@ -442,14 +585,16 @@ class TraceRun {
     reason?: string,
     persist = true,
   ): void {
-    const details = blocked ? { status: "blocked", deniedReason: "plugin-before-tool-call", reason } : { ...(step.details ?? {}) };
-    const content = [{ type: "text", text: blocked ? (reason ?? "blocked") : (step.output ?? `(output of ${toolName})`) }];
-    const result = { content, details };
+    // A blocked call gets the host's blocked result: nothing the trace says it returned is fed.
+    const result: HostToolResult = blocked
+      ? { content: [{ type: "text", text: reason ?? "blocked" }], details: { status: "blocked", deniedReason: "plugin-before-tool-call", reason } }
+      : hostToolResult(step, toolName);
+    const { content, details } = result;
     const ctx = { agentId: this.agentId, sessionKey, sessionId: `sid-${sessionKey}`, runId: "replay", toolName, toolCallId };
-    this.timed(() => this.host.fire("after_tool_call", { toolName, params, toolCallId, result, ...(blocked ? { error: reason } : {}), durationMs: 1 }, ctx));
+    this.fire("after_tool_call", { toolName, params, toolCallId, result, ...(blocked ? { error: reason } : {}), durationMs: 1 }, ctx);
     if (!persist) return;
     const message = { role: "toolResult", toolCallId, toolName, content, details, isError: blocked, timestamp: Date.now() };
-    this.timed(() => this.host.fire("tool_result_persist", { toolName, toolCallId, message, isSynthetic: false }, ctx));
+    this.fire("tool_result_persist", { toolName, toolCallId, message, isSynthetic: false }, ctx);
   }
 
   private record(step: CallStep, label: string, sessionKey: string, effect: CallEffect, gate?: ReturnType<TraceRun["gate"]>): void {
@@ -467,6 +612,7 @@ class TraceRun {
   }
 
   private call(step: CallStep, label: string): void {
+    this.startTurn();
     let sessionKey = this.mainKey;
     let requester = this.requester;
     let isSubagent = false;
@@ -541,16 +687,16 @@ class TraceRun {
   }
 
   private link(child: Child): void {
-    this.timed(() =>
-      this.host.fire(
-        "subagent_spawned",
-        { childSessionKey: child.key, agentId: this.agentId, mode: "run", runId: "replay" },
-        { requesterSessionKey: this.mainKey },
-      ),
-    );
+    this.fire("subagent_spawned", { childSessionKey: child.key, agentId: this.agentId, mode: "run", runId: "replay" }, { requesterSessionKey: this.mainKey });
   }
 
   run(): CallOutcome[] {
+    const first = this.trace.requester;
+    if (this.trace.prompt !== undefined) {
+      // The first turn's message: channel input reaches message_received, then the run starts at the first call.
+      if (first && first.owner !== true && first.channel && first.senderId) this.messageReceived(first, this.trace.prompt);
+      this.pendingTurn = { prompt: this.trace.prompt, sender: first };
+    }
     this.trace.calls.forEach((step, index) => {
       const label = `calls[${index}]`;
       if ("tool" in step) {
@@ -558,19 +704,14 @@ class TraceRun {
         return;
       }
       if ("message" in step) {
+        // A turn still waiting for its first call ran before this message arrived.
+        this.startTurn();
         const spec = step.message;
-        const requester = hostRequester(spec);
-        if (spec?.channel && spec.senderId) {
-          this.timed(() =>
-            this.host.fire(
-              "message_received",
-              { from: spec.senderId, senderId: spec.senderId, content: step.text ?? "", channel: spec.channel },
-              { channelId: spec.channel, sessionKey: this.mainKey },
-            ),
-          );
-        }
-        // The message starts a turn: its sender is the requester of the calls that follow.
-        this.requester = requester;
+        if (spec?.channel && spec.senderId) this.messageReceived(spec, step.text ?? "", { channel: spec.channel });
+        // The message starts a turn: its sender is the requester of the calls that follow, and its
+        // text the prompt of the run the host starts before the next call.
+        this.requester = hostRequester(spec);
+        if (step.text !== undefined) this.pendingTurn = { prompt: step.text, sender: spec };
         return;
       }
       if ("link" in step) {
@@ -580,8 +721,7 @@ class TraceRun {
       }
       if ("end" in step) {
         const child = this.children.get(step.end)!;
-        if (child.spawned)
-          this.timed(() => this.host.fire("subagent_ended", { targetSessionKey: child.key, outcome: "ok" }, { requesterSessionKey: this.mainKey }));
+        if (child.spawned) this.fire("subagent_ended", { targetSessionKey: child.key, outcome: "ok" }, { requesterSessionKey: this.mainKey });
         return;
       }
       if ("restart" in step) {
@@ -601,6 +741,8 @@ class TraceRun {
         });
       }
     });
+    // A last turn with no call still runs.
+    this.startTurn();
     return this.outcomes;
   }
 }
@@ -679,8 +821,15 @@ export interface FileReport {
   readonly tally: Tally;
 }
 
+export interface FamilyReport {
+  readonly family: ReportFamily;
+  readonly tally: Tally;
+}
+
 export interface ReplayReport {
   readonly files: readonly FileReport[];
+  /** Per family, in the order coding, research, assistant, operations, other; only families with traces. */
+  readonly families: readonly FamilyReport[];
   readonly total: Tally;
   readonly wallMs: number;
   readonly config: Record<string, unknown>;
@@ -753,7 +902,20 @@ export function replayPaths(paths: readonly string[], options: ReplayOptions = {
   const files = traceFiles(paths).map((file) => replayFile(file, options));
   const total = emptyTally();
   for (const f of files) addTally(total, f.tally);
-  return { files, total, wallMs: performance.now() - started, config: replayConfig(options) };
+  return { files, families: familyTallies(files), total, wallMs: performance.now() - started, config: replayConfig(options) };
+}
+
+/** The outcomes grouped by family (format errors have no trace, so no family: they count in the files and the total only). */
+export function familyTallies(files: readonly FileReport[]): FamilyReport[] {
+  const outcomes = files.flatMap((f) => f.outcomes);
+  return ([...FAMILIES, "other"] as const)
+    .map((family) => ({ family, tally: tally(outcomes.filter((o) => o.trace.family === family)) }))
+    .filter((f) => f.tally.traces > 0);
+}
+
+/** One family's line: attacks stopped and benign traces completed with nothing blocked. */
+export function familyLine(name: string, t: Tally): string {
+  return `${name}: attacks stopped ${t.attacksStopped}/${t.attacks} (${pct(t.attacksStopped, t.attacks)}); benign completed ${t.benignClean}/${t.benign} (${pct(t.benignClean, t.benign)})`;
 }
 
 function pct(n: number, d: number): string {
@@ -805,7 +967,7 @@ export function formatReport(report: ReplayReport, verbose = false): string {
       if (!verbose) continue;
       const verdict = o.trace.kind === "attack" ? (o.injectedAllStopped ? "stopped" : "GOT THROUGH") : o.anyBlocked ? "BLOCKED" : "completed";
       const expect = o.trace.expect !== (o.trace.kind === "attack" ? "blocked" : "allowed") ? ` (expect ${o.trace.expect})` : "";
-      out.push(`  - ${o.trace.id} [${o.trace.kind}]${expect}: ${verdict}, ${o.passed ? "pass" : "FAIL"}`);
+      out.push(`  - ${o.trace.id} [${o.trace.kind}, ${o.trace.family}]${expect}: ${verdict}, ${o.passed ? "pass" : "FAIL"}`);
       for (const c of o.calls) out.push(`      ${describeCall(c)}`);
       if (o.error) out.push(`      error: ${o.error}`);
     }
@@ -813,6 +975,10 @@ export function formatReport(report: ReplayReport, verbose = false): string {
   out.push("");
   out.push(`Total: ${report.total.traces} traces in ${report.files.length} file(s), ${(report.wallMs / 1000).toFixed(2)} s wall time`);
   for (const line of summaryLines(report.total)) out.push(`  ${line}`);
+  out.push("");
+  out.push("By family (attacks with every injected call stopped; benign traces completed with nothing blocked):");
+  for (const f of report.families) out.push(`  ${familyLine(f.family, f.tally)}`);
+  out.push(`  ${familyLine("overall", report.total)}`);
   if (failures.length) {
     out.push("");
     out.push(...failures);

@@ -17,8 +17,8 @@ bypassCorpus("pending facts across a restart", ({ config }) => {
   });
 
   it("a spawn by a lowered parent just before a restart still holds its unlinked child at the parent's trust", () => {
-    // Unproven turns count as verified here, so an unlinked child with no spawn on record would start at verified.
-    const cfg = { ...config, unknownRequesterTrust: "verified" };
+    // Unproven turns count as verified here, so an unlinked child with no spawn on record would start at verified. Provenance is off: the write probes the trust alone.
+    const cfg = { ...config, unknownRequesterTrust: "verified", provenance: { enabled: false } };
     const first = setup(cfg);
     const stranger = ctxOf(MAIN, { channel: "telegram", senderId: "31337", senderIsOwner: false });
     gate(first, "sessions_spawn", { task: "tidy up" }, stranger);

@@ -1,0 +1,188 @@
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { rename, writeFile } from "node:fs/promises";
+import { TRUST_LEVELS, trustRank, type TrustLevel } from "./trust.ts";
+
+/**
+ * File labels (L1): the trust of what ClawOS saw written to a path. A file written in a session at
+ * trust T carries T, across sessions and restarts, so content cannot be laundered through a file.
+ * A label on a directory (`tree`) covers everything under it: a clone, a download or an extraction
+ * lands there. Among a path's own label and its ancestors' tree labels, the latest write wins.
+ *
+ * Durable in one MAC-checked file beside the session directory. A file that fails its check, or a
+ * table that overflowed its bound with nothing left to drop, makes `intact` false: then no path
+ * counts as trusted by its location alone (fail closed), and the report says why.
+ */
+
+export interface FileLabel {
+  readonly level: TrustLevel;
+  readonly at: number;
+  readonly tree: boolean;
+  /** The session that wrote it, for the report. */
+  readonly by?: string;
+}
+
+export interface FileLabelsOptions {
+  readonly file?: string;
+  readonly max: number;
+  /** MAC of a stored body with the install's key; undefined when there is no key (memory only). */
+  readonly mac?: (body: string) => string;
+}
+
+export class FileLabels {
+  private readonly labels = new Map<string, FileLabel>();
+  private readonly file?: string;
+  private readonly max: number;
+  private readonly mac?: (body: string) => string;
+  /** Why labels cannot be relied on (then trusted paths do not count as owner). */
+  problem?: string;
+  private scheduled = false;
+  private writing = false;
+
+  constructor(options: FileLabelsOptions) {
+    this.file = options.file;
+    this.max = options.max;
+    this.mac = options.mac;
+    if (this.file) this.load(this.file);
+  }
+
+  get intact(): boolean {
+    return this.problem === undefined;
+  }
+
+  get size(): number {
+    return this.labels.size;
+  }
+
+  /** Labels a path (or a directory and all under it) with the trust of what was written. */
+  set(path: string, level: TrustLevel, at: number, tree = false, by?: string): void {
+    if (this.labels.has(path)) this.labels.delete(path); // re-inserted: the map's order is write order
+    this.labels.set(path, { level, at, tree, ...(by ? { by } : {}) });
+    if (this.labels.size > this.max) this.evict();
+    this.schedule();
+  }
+
+  /** A write that changes part of a file (edit, patch): the file keeps the lower of both. */
+  merge(path: string, level: TrustLevel, at: number, fallback: TrustLevel, by?: string): void {
+    const current = this.effective(path)?.level ?? fallback;
+    this.set(path, trustRank(current) < trustRank(level) ? current : level, at, false, by);
+  }
+
+  /** The label in force for a path: its own or an ancestor directory's, the latest write. */
+  effective(path: string): FileLabel | undefined {
+    let best = this.labels.get(path);
+    let dir = parentOf(path);
+    while (dir !== undefined) {
+      const label = this.labels.get(dir);
+      if (label?.tree && (!best || label.at > best.at)) best = label;
+      dir = parentOf(dir);
+    }
+    return best;
+  }
+
+  /** The lowest trust written at or under a directory (what running code there reads), if any. */
+  lowestUnder(dir: string): FileLabel | undefined {
+    const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+    let low = this.effective(dir);
+    for (const [path, label] of this.labels) {
+      if (path !== dir && !path.startsWith(prefix)) continue;
+      if (!low || trustRank(label.level) < trustRank(low.level)) low = label;
+    }
+    return low;
+  }
+
+  /** Labels below owner, newest first, for the report. */
+  lowered(limit: number): { path: string; label: FileLabel }[] {
+    const out: { path: string; label: FileLabel }[] = [];
+    for (const [path, label] of this.labels) if (label.level !== "owner") out.push({ path, label });
+    return out.reverse().slice(0, limit);
+  }
+
+  countsByLevel(): Record<TrustLevel, number> {
+    const counts: Record<TrustLevel, number> = { untrusted: 0, community: 0, verified: 0, owner: 0 };
+    for (const label of this.labels.values()) counts[label.level]++;
+    return counts;
+  }
+
+  /** Writes pending labels now (gateway stop, process exit). */
+  flush(): void {
+    if (!this.file || !this.scheduled) return;
+    this.scheduled = false;
+    try {
+      const temp = `${this.file}.${process.pid}.tmp`;
+      writeFileSync(temp, this.body());
+      renameSync(temp, this.file);
+    } catch {
+      // Reported through the store's health by the next failing write; labels stay in memory.
+    }
+  }
+
+  private evict(): void {
+    // Owner labels go first: in a trusted path they say what the location already says.
+    for (const [path, label] of this.labels) {
+      if (label.level === "owner") {
+        this.labels.delete(path);
+        if (this.labels.size <= this.max) return;
+      }
+    }
+    if (this.labels.size > this.max) this.problem = `more than ${this.max} files were labelled below owner (provenance.maxFileLabels)`;
+  }
+
+  private schedule(): void {
+    if (!this.file || this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => void this.writeAsync());
+  }
+
+  private async writeAsync(): Promise<void> {
+    if (!this.file || !this.scheduled || this.writing) return;
+    this.scheduled = false;
+    this.writing = true;
+    const temp = `${this.file}.${process.pid}.async.tmp`;
+    try {
+      await writeFile(temp, this.body());
+      await rename(temp, this.file);
+    } catch {
+      this.scheduled = true;
+    } finally {
+      this.writing = false;
+      if (this.scheduled) setImmediate(() => void this.writeAsync());
+    }
+  }
+
+  private body(): string {
+    const entries = [...this.labels].map(([p, l]) => [p, TRUST_LEVELS.indexOf(l.level), l.at, l.tree ? 1 : 0, l.by ?? ""]);
+    const body = JSON.stringify({ v: 1, labels: entries, ...(this.problem ? { problem: this.problem } : {}) });
+    return this.mac ? `${body}\n${this.mac(body)}\n` : `${body}\n`;
+  }
+
+  private load(file: string): void {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") this.problem = `the file labels cannot be read (${(error as Error).message})`;
+      return;
+    }
+    const [body, mac] = text.split("\n");
+    if (this.mac && mac !== this.mac(body)) {
+      this.problem = "the file labels failed their authentication check (edited or forged)";
+      return;
+    }
+    try {
+      const record = JSON.parse(body) as { v: number; labels: [string, number, number, number, string][]; problem?: string };
+      for (const [path, level, at, tree, by] of record.labels) {
+        const l = TRUST_LEVELS[level];
+        if (typeof path === "string" && l) this.labels.set(path, { level: l, at, tree: tree === 1, ...(by ? { by } : {}) });
+      }
+      if (typeof record.problem === "string") this.problem = record.problem;
+    } catch (error) {
+      this.problem = `the file labels are corrupt (${(error as Error).message})`;
+    }
+  }
+}
+
+function parentOf(path: string): string | undefined {
+  const cut = path.lastIndexOf("/");
+  if (cut <= 0) return path === "/" || cut < 0 ? undefined : "/";
+  return path.slice(0, cut);
+}

@@ -1,0 +1,213 @@
+import { existsSync } from "node:fs";
+import type { ArgumentRole } from "../policy/manifest-schema.ts";
+import { redactString } from "../audit/redact.ts";
+import type { FileLabel, FileLabels } from "./file-labels.ts";
+import type { SessionStore, SessionTrust } from "./session-store.ts";
+import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
+import { argumentForms, isTrivialText, normalizePath, scanValues } from "./values.ts";
+import { valueHasher, type ValueHasher, type ValueSource } from "./value-index.ts";
+
+/**
+ * L1 at value level: the values each session saw and the trust of their inputs, and the trust of
+ * files by what ClawOS saw written to them. The gate asks it for the verdict of an argument; it
+ * never reads trust from text, only which values a text names.
+ */
+
+export type UnknownPolicy = "tainted" | "allow" | "new-files";
+
+export interface ProvenanceSettings {
+  readonly enabled: boolean;
+  readonly scanBytes: number;
+  readonly unknown: Readonly<Record<ArgumentRole, UnknownPolicy>>;
+  /** A path counts as owner input by its location (the trusted paths), unless a label says less. */
+  readonly trusted: (path: string, agentId: string | undefined) => boolean;
+}
+
+export type Verdict = "endorsed" | "tainted" | "unknown";
+
+/** One security-relevant argument of a call, and where its value came from. */
+export interface ArgumentVerdict {
+  /** Where the argument sits, as the manifest names it. */
+  readonly argument: string;
+  readonly role: ArgumentRole;
+  /** The value, shortened and with secrets redacted. */
+  readonly value: string;
+  readonly verdict: Verdict;
+  /** The verdict lets the call go ahead (endorsed, or unknown where the role's policy allows). */
+  readonly allowed: boolean;
+  /** The highest trust of an input the value was seen in. */
+  readonly level?: TrustLevel;
+  /** The input that brought it in (for a tainted value: the most trusted input it was seen in). */
+  readonly source?: string;
+  readonly callId?: string;
+  /** Why an unknown value was allowed (a new file). */
+  readonly note?: string;
+}
+
+/** An argument's value as the gate read it: raw, and for paths the forms the host resolves it to. */
+export interface ArgumentValue {
+  readonly argument: string;
+  readonly role: ArgumentRole;
+  readonly raw: string;
+  /** Absolute forms of a path argument (spelled, symlinks followed). */
+  readonly resolved?: readonly string[];
+  /** The path relative to the agent's workspace, when it is inside it. */
+  readonly relative?: string;
+}
+
+const VALUE_SHOWN = 120;
+const MAX_STRINGS = 20_000;
+
+export class Provenance {
+  private readonly store: SessionStore;
+  readonly labels: FileLabels;
+  private readonly hasher: ValueHasher;
+  settings: ProvenanceSettings;
+
+  constructor(store: SessionStore, labels: FileLabels, settings: ProvenanceSettings) {
+    this.store = store;
+    this.labels = labels;
+    this.settings = settings;
+    this.hasher = valueHasher(store.valueSeed());
+  }
+
+  /**
+   * Notes the values a message or result names, at the trust of that input. Returns whether the
+   * input was trivial (nothing in it can carry an instruction).
+   */
+  noteContent(state: SessionTrust, content: unknown, level: TrustLevel, source: ValueSource, dir?: string): boolean {
+    const text = textOf(content, this.settings.scanBytes);
+    if (isTrivialText(text)) return true;
+    if (!this.settings.enabled) return false;
+    const index = this.store.valuesOf(state);
+    let changed = false;
+    scanValues(
+      text,
+      (value) => {
+        if (index.add(this.hasher.hash(value), level, source)) changed = true;
+      },
+      this.settings.scanBytes,
+      dir,
+    );
+    if (changed) this.store.valuesChanged(state);
+    return false;
+  }
+
+  /** The verdict of one argument value at the trust the call needs. */
+  verdict(state: SessionTrust | undefined, arg: ArgumentValue, required: TrustLevel): ArgumentVerdict {
+    const shown = shorten(redactString(arg.raw));
+    const hit = state?.values ? this.lookup(state, arg) : undefined;
+    const base = { argument: arg.argument, role: arg.role, value: shown };
+    if (hit) {
+      const endorsed = meetsTrust(hit.level, required);
+      return {
+        ...base,
+        verdict: endorsed ? "endorsed" : "tainted",
+        allowed: endorsed,
+        level: hit.level,
+        ...(hit.source ? { source: hit.source.label, ...(hit.source.callId ? { callId: hit.source.callId } : {}) } : {}),
+      };
+    }
+    const policy = this.settings.unknown[arg.role] ?? "tainted";
+    if (policy === "allow") return { ...base, verdict: "unknown", allowed: true };
+    if (policy === "new-files" && arg.resolved && arg.resolved.length > 0 && !arg.resolved.some((p) => existsSync(p))) {
+      return { ...base, verdict: "unknown", allowed: true, note: "a new file" };
+    }
+    return { ...base, verdict: "unknown", allowed: false };
+  }
+
+  /** The trust of a file as input: its label, else owner in a trusted path, else `fallback`. */
+  fileTrust(forms: readonly string[], agentId: string | undefined, fallback: TrustLevel): { level: TrustLevel; label?: FileLabel } {
+    let level: TrustLevel = "owner";
+    let label: FileLabel | undefined;
+    for (const path of forms) {
+      const l = this.labels.effective(path);
+      if (l) {
+        if (trustRank(l.level) < trustRank(level)) {
+          level = l.level;
+          label = l;
+        }
+        continue;
+      }
+      const byPlace = this.labels.intact && this.settings.trusted(path, agentId) ? "owner" : fallback;
+      level = minTrust(level, byPlace);
+    }
+    return { level: forms.length === 0 ? fallback : level, ...(label ? { label } : {}) };
+  }
+
+  /** The lowest trust of what running code in a directory reads: the directory's files by their labels. */
+  treeTrust(dir: string, agentId: string | undefined, fallback: TrustLevel): TrustLevel {
+    const low = this.labels.lowestUnder(dir);
+    const byPlace = this.labels.intact && this.settings.trusted(dir, agentId) ? "owner" : fallback;
+    return low ? minTrust(low.level, byPlace) : byPlace;
+  }
+
+  private lookup(state: SessionTrust, arg: ArgumentValue): { level: TrustLevel; source?: ValueSource } | undefined {
+    const index = state.values;
+    if (!index) return undefined;
+    let best: { level: TrustLevel; source?: ValueSource } | undefined;
+    const consider = (form: string) => {
+      const hit = index.get(this.hasher.hash(form));
+      if (hit && (!best || trustRank(hit.level) > trustRank(best.level))) best = hit;
+    };
+    const { whole, words } = argumentForms(arg.raw);
+    for (const form of whole) consider(form);
+    if (arg.relative !== undefined) consider(normalizePath(arg.relative).toLowerCase());
+    for (const path of arg.resolved ?? []) consider(path.toLowerCase());
+    if (best || words.length === 0) return best;
+    // A value of several words (a person's name) counts when every word was seen: at the lowest of them.
+    let all: { level: TrustLevel; source?: ValueSource } | undefined;
+    for (const forms of words) {
+      let wordBest: { level: TrustLevel; source?: ValueSource } | undefined;
+      for (const form of forms) {
+        const hit = index.get(this.hasher.hash(form));
+        if (hit && (!wordBest || trustRank(hit.level) > trustRank(wordBest.level))) wordBest = hit;
+      }
+      if (!wordBest) return undefined;
+      if (!all || trustRank(wordBest.level) < trustRank(all.level)) all = wordBest;
+    }
+    return all;
+  }
+}
+
+function shorten(text: string): string {
+  return text.length > VALUE_SHOWN ? `${text.slice(0, VALUE_SHOWN - 1)}…` : text;
+}
+
+/**
+ * The text of a message or a tool result: a string, or the string leaves of the host's result
+ * object (`content[].text`, structured details), up to `limit` characters. Images' data is skipped.
+ */
+export function textOf(content: unknown, limit: number): string {
+  if (typeof content === "string") return content.length > limit ? content.slice(0, limit) : content;
+  const parts: string[] = [];
+  let size = 0;
+  let nodes = 0;
+  const seen = new Set<object>();
+  const walk = (node: unknown, key: string | undefined, depth: number): void => {
+    if (size >= limit || nodes++ > MAX_STRINGS || depth > 12) return;
+    if (typeof node === "string") {
+      if (key === "type" || key === "mimeType" || key === "data") return;
+      const piece = node.length > limit - size ? node.slice(0, limit - size) : node;
+      parts.push(piece);
+      size += piece.length + 1;
+      return;
+    }
+    if (typeof node === "number" || typeof node === "bigint") {
+      parts.push(String(node));
+      size += 8;
+      return;
+    }
+    if (!node || typeof node !== "object" || seen.has(node)) return;
+    seen.add(node);
+    if (Array.isArray(node)) for (const item of node) walk(item, undefined, depth + 1);
+    else for (const [k, v] of Object.entries(node)) walk(v, k, depth + 1);
+  };
+  // The host's result object: its text content is what the model reads; structured details only when there is none.
+  const record = content as { content?: unknown; details?: unknown } | undefined;
+  if (record && typeof record === "object" && Array.isArray(record.content)) {
+    walk(record.content, undefined, 0);
+    if (parts.length === 0) walk(record.details, undefined, 0);
+  } else walk(content, undefined, 0);
+  return parts.join("\n");
+}
