@@ -97,19 +97,7 @@ export const ModeSchema = Type.Object(
 export type ModeSpec = Static<typeof ModeSchema>;
 
 /** Roles whose value decides where a call acts: a provenance decision checks where each came from. */
-export const DECISION_ROLES: readonly ArgumentRole[] = [
-  "path",
-  "patch",
-  "command",
-  "url",
-  "host",
-  "recipient",
-  "account",
-  "amount",
-  "id",
-  "target-session",
-  "runtime",
-];
+export const DECISION_ROLES: readonly ArgumentRole[] = ARGUMENT_ROLES.filter((role) => role !== "content");
 
 /**
  * How a call's output trust is found: `declared` is the manifest's `outputTrust`; `paths` is the
