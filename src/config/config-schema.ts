@@ -1,3 +1,4 @@
+import { CommandRuleSchema } from "../policy/commands/command-rules.ts";
 import { Type, type SchemaOptions, type Static, type TSchema } from "@sinclair/typebox";
 import { CAPABILITY_NAME_PATTERN } from "../policy/capabilities.ts";
 import { ARGUMENT_ROLES, ManifestSchema, trustLevelSchema, type ArgumentRole } from "../policy/manifest-schema.ts";
@@ -157,6 +158,18 @@ export const ConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false, title: "Paths" },
     ),
+    commands: Type.Object(
+      {
+        rules: Type.Array(CommandRuleSchema, {
+          default: [],
+          maxItems: 1024,
+          title: "Command rules",
+          description:
+            'Allow, deny or name shell command prefixes for exec, e.g. { "prefix": "npm test", "effect": "allow", "trust": "community" } or { "prefix": "./deploy.sh", "irreversible": "deploy" }; * matches one argument.',
+        }),
+      },
+      { default: {}, additionalProperties: false, title: "Commands" },
+    ),
     provenance: Type.Object(
       {
         enabled: Type.Boolean({
@@ -201,6 +214,12 @@ export const ConfigSchema = Type.Object(
           title: "Trusted paths",
           description:
             "Globs whose files count as owner input unless ClawOS saw a less-trusted write to them (the agent's workspace by default; add the owner's repositories, e.g. \"{home}/src/**\").",
+        }),
+        untrustedPaths: Type.Array(Type.String({ minLength: 1 }), {
+          default: ["**/node_modules/**", "**/vendor/**", "**/.venv/**", "**/venv/**", "**/site-packages/**", "**/bower_components/**", "**/Pods/**"],
+          title: "Untrusted inside trusted paths",
+          description:
+            "Globs inside trusted paths whose files came from elsewhere (installed dependencies): they count as untrusted unless ClawOS saw the owner write them.",
         }),
         maxFileLabels: Type.Integer({
           default: 20000,

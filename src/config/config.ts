@@ -3,6 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { ConfigSchema, type ClawosConfig } from "./config-schema.ts";
 import { PLUGIN_ID } from "../ids.ts";
 import { describeErrors } from "./validation.ts";
+import { validateCommandRules } from "../policy/commands/command-rules.ts";
 
 const checkConfig = TypeCompiler.Compile(ConfigSchema);
 
@@ -21,7 +22,11 @@ export function resolveConfig(raw: unknown): ConfigResult {
     return { ok: false, errors: [`${CONFIG_LOCATION} must be an object, got ${JSON.stringify(input)}.`] };
   }
   const withDefaults = Value.Default(ConfigSchema, structuredClone(input));
-  if (checkConfig.Check(withDefaults)) return { ok: true, config: withDefaults as ClawosConfig };
+  if (checkConfig.Check(withDefaults)) {
+    // What the schema cannot say: a command rule that does nothing, a repeated rule id.
+    const errors = validateCommandRules(withDefaults.commands.rules, `${CONFIG_LOCATION}.commands.rules`);
+    return errors.length ? { ok: false, errors } : { ok: true, config: withDefaults as ClawosConfig };
+  }
   return { ok: false, errors: describeErrors(checkConfig, withDefaults, CONFIG_LOCATION) };
 }
 

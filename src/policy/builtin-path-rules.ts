@@ -28,6 +28,10 @@ export const BUILTIN_PATH_RULES: readonly PathRule[] = [
   { pattern: "{state}/credentials/**", zone: "secret", label: "OpenClaw's credential store" },
   { pattern: "{state}/identity/**", zone: "secret", label: "OpenClaw's device identity keys" },
   { pattern: "{state}/agents/*/agent/**", zone: "secret", label: "an agent's auth profiles and transcripts" },
+  // OpenClaw's default state directory and its profiles' (~/.openclaw-<profile>), whichever one this gateway runs from.
+  { pattern: "{home}/{.openclaw,.openclaw-*}/{openclaw.json*,.env}", zone: "secret", label: "an OpenClaw config or environment file" },
+  { pattern: "{home}/{.openclaw,.openclaw-*}/{credentials,identity}/**", zone: "secret", label: "an OpenClaw credential store or identity keys" },
+  { pattern: "/proc/*/environ", zone: "secret", label: "a process's environment (it holds keys and tokens)" },
   { pattern: "{home}/.ssh/**", zone: "secret", label: "SSH keys and config" },
   { pattern: "{home}/.aws/**", zone: "secret", label: "AWS credentials" },
   { pattern: "{home}/.config/gcloud/**", zone: "secret", label: "Google Cloud credentials" },

@@ -7,12 +7,14 @@ import { causeOf, decide, type Decision, type RulePolicy } from "./decision.ts";
 import { DecisionMemo } from "./decision-memo.ts";
 import type { ManifestEntry, ManifestRegistry } from "./manifests.ts";
 import { builtinPathRules, PathRules, type HostLocations } from "./path-rules.ts";
-import { callFacts, type CallEnvironment, type CallFacts, type CommandReader, type HostSettings, type PathResolver } from "./touches.ts";
+import { callFacts, type CallEnvironment, type CallFacts, type HostSettings, type PathResolver } from "./touches.ts";
 import { valuesAt } from "./arguments.ts";
 import { DECISION_ROLES, type ArgumentRole } from "./manifest-schema.ts";
 import type { ArgumentValue, ProvenanceSettings } from "../taint/provenance.ts";
 import type { ResolvedTool } from "./tool-names.ts";
 import { ToolResolver } from "./tool-resolver.ts";
+import { compileCommandRules } from "./commands/command-rules.ts";
+import { CommandReaderCache } from "./commands/command-reader.ts";
 
 /** What the status report says about enforcement, from the config alone (the gate's firing is observed elsewhere). */
 export interface Enforcement {
@@ -29,8 +31,6 @@ export interface PolicyHost {
   readonly locations: HostLocations;
   readonly resolver: PathResolver;
   readonly settings: HostSettings;
-  /** The command rules compiled for a config (see `commands/`); without it commands are not read. */
-  readonly commands?: (config: ClawosConfig) => CommandReader;
 }
 
 /**
@@ -61,6 +61,7 @@ export class CompiledPolicy implements RulePolicy {
   /** What L1's value provenance needs from the config, compiled once. */
   readonly provenance: ProvenanceSettings;
   private readonly trustedPaths: PathRules;
+  private readonly untrustedPaths: PathRules;
 
   constructor(config: ClawosConfig, manifests: ManifestRegistry, host: PolicyHost) {
     this.config = config;
@@ -71,17 +72,21 @@ export class CompiledPolicy implements RulePolicy {
       resolver: host.resolver,
       settings: host.settings,
       workspaceOnly: config.paths.workspaceOnly,
-      ...(host.commands ? { commands: host.commands(config) } : {}),
+      commands: new CommandReaderCache(compileCommandRules(config.commands.rules, "commands.rules")),
     };
     this.trustedPaths = new PathRules(
       config.provenance.trustedPaths.map((pattern) => ({ pattern, zone: "open" as const, label: "a trusted path" })),
+      host.locations,
+    );
+    this.untrustedPaths = new PathRules(
+      config.provenance.untrustedPaths.map((pattern) => ({ pattern, zone: "open" as const, label: "installed dependencies" })),
       host.locations,
     );
     this.provenance = {
       enabled: config.provenance.enabled && config.layers.tagging,
       scanBytes: config.provenance.scanBytes,
       unknown: config.provenance.unknown as ProvenanceSettings["unknown"],
-      trusted: (path, agentId) => this.trustedPaths.match(path, agentId) !== undefined,
+      trusted: (path, agentId) => this.trustedPaths.match(path, agentId) !== undefined && this.untrustedPaths.match(path, agentId) === undefined,
     };
     this.resolver = new ToolResolver((name) => manifests.canonicalName(name));
     this.tagging = config.layers.tagging;

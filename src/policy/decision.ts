@@ -2,7 +2,7 @@ import type { CapabilityMode } from "../config/config-schema.ts";
 import type { BrokenManifest, ManifestEntry } from "./manifests.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import type { ResolvedTool } from "./tool-names.ts";
-import { meetsTrust, trustRank, type TrustLevel } from "../taint/trust.ts";
+import { meetsTrust, TRUST_LEVELS, trustRank, type TrustLevel } from "../taint/trust.ts";
 import type { ArgumentVerdict } from "../taint/provenance.ts";
 import { touchCapability, type CallFacts, type CommandView, type TouchKind } from "./touches.ts";
 
@@ -83,7 +83,10 @@ export interface Decision {
   /** Where each security-relevant argument came from, when the decision looked (provenance). */
   readonly arguments?: readonly ArgumentVerdict[];
   /** What a shell command does, as the command rules read it. */
-  readonly command?: Pick<CommandView, "parsed" | "error" | "readOnly" | "why" | "programs" | "irreversible">;
+  readonly command?: Pick<CommandView, "parsed" | "error" | "readOnly" | "why" | "programs" | "irreversible"> & {
+    /** The prefix an operator's allow rule could name: a single local command that reads no secret. */
+    readonly prefix?: string;
+  };
 }
 
 /** What one decision reads besides the compiled policy. */
@@ -135,7 +138,11 @@ export function evaluateRules(input: DecisionInput, policy: RulePolicy): RuleHit
   // A read-only command needs only what reading needs; an operator's allow rule sets the trust it runs at.
   const capabilities = command?.readOnly ? READ_ONLY : m.capabilities;
   const minTrust: TrustLevel = command?.readOnly ? "untrusted" : (command?.allowAt ?? m.minInputTrust);
-  if (command?.denied) hits.push({ rule: "command.denied", argument: facts?.command?.argument, value: command.denied });
+  if (command?.denyAt && trustRank(inputTrust) <= trustRank(command.denyAt)) {
+    const rule = command.rules.find((r) => r.effect === "deny");
+    const above = TRUST_LEVELS[trustRank(command.denyAt) + 1];
+    hits.push({ rule: "command.denied", argument: facts?.command?.argument, value: rule?.id, ...(above ? { requires: above } : {}) });
+  }
   if (!meetsTrust(inputTrust, minTrust)) hits.push({ rule: "tool.min-input-trust", requires: minTrust });
   for (const capability of capabilities) {
     if (!policy.isKnownCapability(capability)) {
@@ -201,7 +208,7 @@ export function decide(input: DecisionInput, policy: RulePolicy): Decision {
     capabilities: callCapabilities(input),
     inputTrust: input.inputTrust,
     manifested: input.manifest !== undefined,
-    ...(input.facts?.command ? { command: commandSummary(input.facts.command.view) } : {}),
+    ...(input.facts?.command ? { command: commandSummary(input.facts.command.view, input.facts.command.text) } : {}),
   };
   if (mode === "off") return { ...base, outcome: "allow", effect: "allow", rules: [], trustLimited: false };
   const rules = evaluateRules(input, policy);
@@ -211,8 +218,23 @@ export function decide(input: DecisionInput, policy: RulePolicy): Decision {
   return { ...base, outcome: "block", effect: "block", rules, trustLimited };
 }
 
-function commandSummary(view: CommandView): NonNullable<Decision["command"]> {
+/** Plain words only: a prefix with quotes, expansions or operators is not offered as a rule. */
+const PLAIN_WORD = /^[A-Za-z0-9_./:@%+=-]+$/;
+
+function allowPrefix(view: CommandView, text: string): string | undefined {
+  if (!view.parsed || view.readOnly || !view.local || view.programs.length !== 1 || view.secrets.length > 0 || view.irreversible.length > 0) return undefined;
+  const words = text.trim().split(/\s+/);
+  if (words.length > 12 || !words.every((w) => PLAIN_WORD.test(w)) || words[0] !== view.programs[0]) return undefined;
+  // The program and its leading operands up to the first flag: `npm run test:unit`, `pytest`, `make check`.
+  let end = 1;
+  while (end < Math.min(words.length, 3) && !words[end].startsWith("-")) end++;
+  return words.slice(0, end).join(" ");
+}
+
+function commandSummary(view: CommandView, text: string): NonNullable<Decision["command"]> {
+  const prefix = allowPrefix(view, text);
   return {
+    ...(prefix ? { prefix } : {}),
     parsed: view.parsed,
     ...(view.error ? { error: view.error } : {}),
     readOnly: view.readOnly,

@@ -1,4 +1,5 @@
 import type { TrustLevel } from "../taint/trust.ts";
+import type { CommandView } from "./commands/classify.ts";
 import { modeHolds, oneOf, patchPaths, valuesAt, type CompiledArgument, type CompiledMode } from "./arguments.ts";
 import type { RiskLevel } from "./manifest-schema.ts";
 import type { PathRules, PathZone } from "./path-rules.ts";
@@ -35,25 +36,9 @@ export interface CallEnvironment {
   readonly commands?: CommandReader;
 }
 
-/** What a shell command does, as the command rules read it (see `commands/classify.ts`). */
-export interface CommandView {
-  readonly parsed: boolean;
-  readonly error?: string;
-  readonly readOnly: boolean;
-  /** Runs only local build, test and version-control programs: no network, no outside content. */
-  readonly local: boolean;
-  readonly reads: readonly string[];
-  readonly writes: readonly string[];
-  readonly fetches: readonly string[];
-  readonly network: boolean;
-  readonly irreversible: readonly string[];
-  readonly programs: readonly string[];
-  readonly why: readonly string[];
-  /** The trust an operator's allow rule lets the command run at, and a deny rule's id. */
-  readonly allowAt?: TrustLevel;
-  readonly denied?: string;
-}
+export type { CommandView };
 
+/** Reads a shell command under the compiled command rules (see `commands/`). */
 export interface CommandReader {
   read(command: string): CommandView;
 }
@@ -71,6 +56,8 @@ export interface FileRef {
 /** The command a call runs, and what it reaches, resolved against its working directory. */
 export interface CommandFacts {
   readonly argument: string;
+  /** The command as the call gave it. */
+  readonly text: string;
   readonly view: CommandView;
   /** The working directory, absolute (the call's workdir, else the agent's workspace). */
   readonly cwd: string;
@@ -154,7 +141,7 @@ export function callFacts(
     const { role, access = "read", at } = arg.spec;
     if (role === "command" && env.commands) {
       const raw = valuesAt(params, arg.segments).find((v): v is string => typeof v === "string");
-      if (raw !== undefined && !command) command = { argument: at, view: env.commands.read(raw), cwd: "" };
+      if (raw !== undefined && !command) command = { argument: at, text: raw, view: env.commands.read(raw), cwd: "" };
       continue;
     }
     if (role !== "path" && role !== "patch") continue;
@@ -172,6 +159,14 @@ export function callFacts(
     command = { ...command, cwd: base };
     const under = (p: string) => (p.startsWith("/") || p.startsWith("~") ? p : `${base.replace(/\/+$/, "")}/${p}`);
     const view = command.view;
+    for (const secret of view.secrets) {
+      touches.push({
+        kind: "secret-read",
+        argument: command.argument,
+        value: secret,
+        label: secret.startsWith("$") ? "an environment variable (it may hold a key or token)" : "the environment (it holds keys and tokens)",
+      });
+    }
     for (const p of view.reads) if (!visit(under(p), command.argument, "read")) break;
     for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network)) break;
     for (const p of view.fetches) if (!visit(under(p), command.argument, "write", true)) break;

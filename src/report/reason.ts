@@ -78,9 +78,19 @@ export function causeText(inputTrust: string, cause: TaintSource | undefined): s
   return `this session is at ${inputTrust} since ${cause.label} (${cause.level}${call}, ${isoTime(cause.at)})`;
 }
 
+/** A path rule's value is a path; a command's secret is a variable or the environment. */
+function isPath(value: string | undefined): boolean {
+  return value !== undefined && /^[~/.]|\//.test(value);
+}
+
 /** The safest ways to allow the call, most protective first. */
-function remedies(hits: readonly RuleHit[], tool: string): string {
+function remedies(hits: readonly RuleHit[], tool: string, d: Decision): string {
   const steps: string[] = [];
+  const prefix = d.command?.prefix;
+  if (prefix && hits.every((h) => h.rule === "tool.min-input-trust" || h.rule === "capability.floor")) {
+    const rule = `{ "prefix": ${JSON.stringify(prefix)}, "effect": "allow", "trust": "${d.inputTrust}" }`;
+    steps.push(`if commands starting with "${prefix}" are safe to run whatever the session read, add ${rule} to ${CONFIG_LOCATION}.commands.rules`);
+  }
   const argument = hits.find((h) => h.rule === "argument.tainted" || h.rule === "argument.unknown");
   if (argument) {
     steps.push(`if ${shown(argument.value)} is what the owner wants, the owner names it in a message (an owner's message endorses a value for the session)`);
@@ -94,7 +104,7 @@ function remedies(hits: readonly RuleHit[], tool: string): string {
   if (hits.some((h) => h.rule === "path.outside-workspace")) {
     steps.push(`write inside the workspace, or add the path to ${CONFIG_LOCATION}.paths.writable`);
   }
-  if (hits.some((h) => h.rule === "path.secret-read" || h.rule === "path.secret-write" || h.rule === "path.protected-write")) {
+  if (hits.some((h) => (h.rule === "path.secret-read" || h.rule === "path.secret-write" || h.rule === "path.protected-write") && isPath(h.value))) {
     steps.push(`if the path is not what the rule says, add an "open" rule for it to ${CONFIG_LOCATION}.paths.rules`);
   }
   if (hits.some((h) => h.rule === "tool.mode" && h.capability === "proc:exec" && h.mode?.includes("Code Mode"))) {
@@ -124,7 +134,7 @@ function partsOf(d: Decision): ReasonParts {
   let parts = partsByRules.get(d.rules);
   if (!parts) {
     const via = d.via ? ` (called through ${d.via})` : "";
-    parts = { head: `ClawOS blocked ${d.tool}${via}: ${d.rules.map((h) => ruleText(h, d)).join("; ")}`, tail: `. ${remedies(d.rules, d.tool)}` };
+    parts = { head: `ClawOS blocked ${d.tool}${via}: ${d.rules.map((h) => ruleText(h, d)).join("; ")}`, tail: `. ${remedies(d.rules, d.tool, d)}` };
     partsByRules.set(d.rules, parts);
   }
   return parts;

@@ -185,7 +185,7 @@ export class SessionTaint {
         paramsRef: tool.via ? call.params : undefined,
         decision,
         agentId: call.agentId,
-        ...(facts && (facts.reads.length > 0 || facts.command) ? { facts } : {}),
+        ...(facts && (facts.reads.length > 0 || facts.writes.length > 0 || facts.command) ? { facts } : {}),
       });
       if (decision.outcome === "allow" && call.sessionKey && !this.resultHooksLive) this.notePendingResult(call.sessionKey, call.toolCallId, call.isSubagent);
     }
@@ -460,9 +460,11 @@ export class SessionTaint {
     if (!facts || !source || source === "declared") return undefined;
     const agentId = memo?.agentId;
     if (source === "paths") {
-      if (facts.reads.length === 0) return undefined;
+      // The files read, or for an edit the files written (it echoes their contents when a match fails).
+      const files = facts.reads.length > 0 ? facts.reads : facts.writes;
+      if (files.length === 0) return undefined;
       let level: TrustLevel = "owner";
-      for (const file of facts.reads) level = minTrust(level, this.provenance.fileTrust(file.forms, agentId, declared).level);
+      for (const file of files) level = minTrust(level, this.provenance.fileTrust(file.forms, agentId, declared).level);
       // A listing names files in the directory it lists: `ls src` endorses `src/parser.ts`.
       return { level, dir: facts.reads.length === 1 ? facts.reads[0].raw : undefined };
     }

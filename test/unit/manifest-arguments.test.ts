@@ -451,7 +451,10 @@ describe("provenance settings", () => {
         .filter((m) => m.provenance?.output === "paths")
         .map((m) => m.tool)
         .sort(),
-    ).toEqual(["ls", "read"]);
+    ).toEqual(["edit", "ls", "read"]);
+    // An edit echoes the file it edits when a match fails: its output has that file's trust.
+    expect(get("edit").arguments?.some((argument) => argument.role === "path" && argument.access === "write")).toBe(true);
+    expect(get("edit").description).toContain("trust of the file edited");
     for (const tool of ["ls", "read"]) {
       const m = get(tool);
       expect(
@@ -482,7 +485,10 @@ describe("provenance settings", () => {
     );
   });
 
-  it("keeps the host confirmations of write, edit and apply_patch as declared output", () => {
-    for (const tool of ["write", "edit", "apply_patch"]) expect(get(tool).provenance?.output, tool).toBeUndefined();
+  it("keeps the host confirmations of write and apply_patch as declared output (owner: they echo only the call's own arguments)", () => {
+    for (const tool of ["write", "apply_patch"]) {
+      expect(get(tool).provenance?.output, tool).toBeUndefined();
+      expect(get(tool).outputTrust, tool).toBe("owner");
+    }
   });
 });

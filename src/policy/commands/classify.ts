@@ -1,0 +1,2523 @@
+import { TRUST_LEVELS, trustRank, type TrustLevel } from "../../taint/trust.ts";
+import {
+  compileCommandRules,
+  matchCommandRules,
+  type Behaviour,
+  type CompiledCommandRule,
+  type CompiledCommandRules,
+  type CompiledProgram,
+  type ProgramKind,
+  type ProgramSpec,
+  type SubcommandSpec,
+} from "./command-rules.ts";
+import { ARITHMETIC_NAMES, parseShell, type Command, type Redirect, type Script, type SimpleCommand, type Word } from "./shell.ts";
+
+/**
+ * What an `exec` command does, from its text alone: the shell is parsed (`shell.ts`), every simple
+ * command it would run is found (pipelines, lists, subshells, substitutions, `bash -c` strings,
+ * wrappers such as `sudo`, `env`, `xargs`, `find -exec`), and each is looked up in the program table
+ * (`builtin-programs.ts`). Pure: the same text and rules give the same facts.
+ */
+
+export interface CommandRuleMatch {
+  readonly id: string;
+  readonly effect: "allow" | "deny";
+  readonly trust: TrustLevel;
+}
+
+export interface CommandView {
+  readonly parsed: boolean;
+  /** Why the command could not be parsed. */
+  readonly error?: string;
+  /**
+   * Every simple command is a known read-only program with read-only flags and operands, with no
+   * write redirection, no network, nothing only known at run time.
+   */
+  readonly readOnly: boolean;
+  /** Paths read, as written (relative paths stay relative, joined to any `cd` before them); "." for the working directory. */
+  readonly reads: readonly string[];
+  /** Paths written: redirection targets, tee, cp/mv destinations, rm targets, sed -i files; "." for a repository. */
+  readonly writes: readonly string[];
+  /** Paths where content from outside lands: clone destinations, downloads, extracted archives, node_modules. */
+  readonly fetches: readonly string[];
+  readonly network: boolean;
+  /**
+   * Runs only programs that work on local files (readers, builds and tests, version control without
+   * a remote, file writers): no network, no installs, no interpreter or shell text ClawOS cannot
+   * see into, no unknown program. Its output comes from the files where it runs.
+   */
+  readonly local: boolean;
+  /**
+   * Secrets the command prints whatever its paths: the process environment (`env`, `printenv`,
+   * `export -p`) or a variable that may hold a key or token (`echo $OPENAI_API_KEY`).
+   */
+  readonly secrets: readonly string[];
+  /** Irreversible actions named by matching rules ("push to a remote"). */
+  readonly irreversible: readonly string[];
+  /** The programs run (names without directories), wrappers included, in order, once each. */
+  readonly programs: readonly string[];
+  /** Why the command is not read-only, in short phrases. */
+  readonly why: readonly string[];
+  /** Operator (and built-in) rules with an effect that matched, once each, in the order they matched. */
+  readonly rules: readonly CommandRuleMatch[];
+  /**
+   * Every part of the command that is not read-only matched an allow rule: the trust the strictest
+   * of them asks for (each part takes its first matching allow rule). Absent when some part matched
+   * none, when the command is read-only, or when it could not be parsed.
+   */
+  readonly allowAt?: TrustLevel;
+  /** A deny rule matched: the command is blocked at this trust and below. */
+  readonly denyAt?: TrustLevel;
+}
+
+let defaultRules: CompiledCommandRules | undefined;
+
+/** The built-in rules and program table alone, compiled once. */
+export function builtinCommandRules(): CompiledCommandRules {
+  defaultRules ??= compileCommandRules([]);
+  return defaultRules;
+}
+
+/** Classifies a shell command. Unparseable text is the most dangerous case: never read-only, network assumed. */
+export function classifyCommand(command: string, rules: CompiledCommandRules = builtinCommandRules()): CommandView {
+  const result = parseShell(command);
+  if (!result.parsed) {
+    return {
+      parsed: false,
+      error: result.error,
+      readOnly: false,
+      reads: [],
+      writes: [],
+      fetches: [],
+      network: true,
+      local: false,
+      secrets: [],
+      irreversible: [],
+      programs: [],
+      why: [`the command cannot be parsed (${result.error})`],
+      rules: [],
+    };
+  }
+  const walker = new Walker(rules);
+  walker.run(result.script);
+  return walker.facts();
+}
+
+// ---- the walk ---------------------------------------------------------------------------------
+
+interface Context {
+  /** The possible working directories relative to the one the command starts in ("" is that one). */
+  cwds: readonly string[];
+  readonly depth: number;
+  /** Inside an ssh remote command: paths are the remote host's, not recorded. */
+  readonly remote: boolean;
+}
+
+interface Frame {
+  readOnly: boolean;
+  /** The rank of the first allow rule that matched this part, if any. */
+  allowRank?: number;
+}
+
+const KIND_WHY: Record<ProgramKind, string> = {
+  read: "reads",
+  build: "runs a build, tests or project scripts",
+  write: "writes files",
+  destructive: "deletes or overwrites files",
+  network: "reaches the network",
+  install: "installs packages from the network",
+  interpreter: "runs code",
+  shell: "runs a shell",
+  system: "changes the system or other processes",
+  privilege: "runs a command as another user",
+  wrapper: "runs a command",
+  dynamic: "runs text as shell commands",
+};
+
+/** Where writes cannot land: the shell's own streams and the null device. */
+const HARMLESS_TARGETS = /^\/dev\/(null|stdout|stderr|tty|fd\/[0-2])$/;
+/** Directories whose programs are the system's own: `/usr/bin/ls` is `ls`. */
+const SYSTEM_BIN = /^\/(?:usr\/(?:local\/)?)?s?bin\/[^/]+$|^\/opt\/homebrew\/bin\/[^/]+$/;
+const ASSIGNMENT_NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
+const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+const MAX_CWDS = 8;
+/** What `env`, `printenv` and a shell's variable listings print. */
+const ENVIRONMENT = "the process environment";
+/** Names that hold no secret: where things are, who runs, how the terminal looks, the shell's own counters. */
+const PLAIN_VARIABLES = new Set([
+  "HOME",
+  "PWD",
+  "OLDPWD",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "PATH",
+  "LANG",
+  "LANGUAGE",
+  "TERM",
+  "HOSTNAME",
+  "HOSTTYPE",
+  "OSTYPE",
+  "MACHTYPE",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "RANDOM",
+  "SECONDS",
+  "LINENO",
+  "UID",
+  "EUID",
+  "PPID",
+  "SHLVL",
+  "IFS",
+  "COLUMNS",
+  "LINES",
+  "EDITOR",
+  "VISUAL",
+  "PAGER",
+  "BASH_VERSION",
+  "BASH_SOURCE",
+  "FUNCNAME",
+  "PIPESTATUS",
+  "REPLY",
+  "OPTARG",
+  "OPTIND",
+  "CI",
+  "NODE_ENV",
+]);
+const PLAIN_PREFIXES = /^(?:LC_|XDG_|BASH_|GIT_AUTHOR_|GIT_COMMITTER_)/;
+/** Program kinds whose output may come from somewhere other than the files where they run. */
+const NOT_LOCAL: ReadonlySet<ProgramKind> = new Set<ProgramKind>(["network", "install", "interpreter", "dynamic", "system", "privilege"]);
+/** A program file inside the working tree (`./gradlew`, `scripts/test.sh`): the tree's own code. */
+const TREE_PROGRAM = /^(?!\/|~)(?!.*(?:^|\/)\.\.(?:\/|$))/;
+
+/** A word made up for arguments only known at run time (xargs input, find's `{}`). */
+const RUNTIME_WORD: Word = { raw: "", text: "", quoted: false, dynamic: true, glob: false, scripts: [] };
+
+function literalWord(text: string): Word {
+  return { raw: text, text, quoted: false, dynamic: false, glob: false, scripts: [] };
+}
+
+export function joinPath(dir: string, path: string): string {
+  if (!dir || dir === ".") return path;
+  if (path.startsWith("/") || path.startsWith("~")) return path;
+  if (path === "." || path === "./") return dir;
+  const rest = path.startsWith("./") ? path.slice(2) : path;
+  return dir.endsWith("/") ? `${dir}${rest}` : `${dir}/${rest}`;
+}
+
+function has(list: readonly string[] | undefined, value: string): boolean {
+  return list?.includes(value) === true;
+}
+
+class Walker {
+  private readonly rules: CompiledCommandRules;
+  private readOnly = true;
+  private network = false;
+  /** Cleared by a program whose output may come from elsewhere (see CommandView.local). */
+  private local = true;
+  // Short lists: arrays with a membership test are cheaper than sets at these sizes.
+  private readonly reads: string[] = [];
+  private readonly writes: string[] = [];
+  private readonly fetches: string[] = [];
+  private readonly irreversible: string[] = [];
+  private readonly secrets: string[] = [];
+  private readonly programs: string[] = [];
+  private readonly why: string[] = [];
+  private readonly matched: CommandRuleMatch[] = [];
+  private denyRank = -1;
+  private allowRank = -1;
+  private allowBroken = false;
+  private readonly frames: Frame[] = [];
+
+  constructor(rules: CompiledCommandRules) {
+    this.rules = rules;
+  }
+
+  run(script: Script): void {
+    const root = this.begin();
+    this.walkScript(script, { cwds: [""], depth: 0, remote: false });
+    this.end(root);
+  }
+
+  facts(): CommandView {
+    const allowAt = !this.readOnly && !this.allowBroken && this.allowRank >= 0 ? TRUST_LEVELS[this.allowRank] : undefined;
+    return {
+      parsed: true,
+      readOnly: this.readOnly,
+      reads: this.reads,
+      writes: this.writes,
+      fetches: this.fetches,
+      network: this.network,
+      local: this.local && !this.network && this.fetches.length === 0,
+      secrets: this.secrets,
+      irreversible: this.irreversible,
+      programs: this.programs,
+      why: this.why,
+      rules: this.matched,
+      ...(allowAt ? { allowAt } : {}),
+      ...(this.denyRank >= 0 ? { denyAt: TRUST_LEVELS[this.denyRank] } : {}),
+    };
+  }
+
+  // ---- facts ------------------------------------------------------------------------------------
+
+  private notReadOnly(reason: string): void {
+    this.readOnly = false;
+    add(this.why, reason);
+    const frame = this.frames[this.frames.length - 1];
+    if (frame) frame.readOnly = false;
+  }
+
+  private reaches(reason: string): void {
+    this.network = true;
+    this.notReadOnly(reason);
+  }
+
+  private paths(ctx: Context, path: string, base = ""): string[] {
+    const p = joinPath(base, path);
+    return ctx.cwds.map((cwd) => joinPath(cwd, p) || ".");
+  }
+
+  private read(ctx: Context, path: string, base = ""): void {
+    if (ctx.remote || !path || path === "-" || HARMLESS_TARGETS.test(path)) return;
+    for (const p of this.paths(ctx, path, base)) add(this.reads, p);
+  }
+
+  private write(ctx: Context, path: string, base = ""): void {
+    if (ctx.remote || !path || path === "-" || HARMLESS_TARGETS.test(path)) return;
+    for (const p of this.paths(ctx, path, base)) add(this.writes, p);
+  }
+
+  private fetch(ctx: Context, path: string, base = ""): void {
+    if (ctx.remote || !path || path === "-") return;
+    for (const p of this.paths(ctx, path, base)) add(this.fetches, p);
+  }
+
+  private begin(): Frame {
+    const frame: Frame = { readOnly: true };
+    this.frames.push(frame);
+    return frame;
+  }
+
+  private end(frame: Frame): void {
+    this.frames.pop();
+    if (frame.readOnly) return;
+    if (frame.allowRank === undefined) this.allowBroken = true;
+    else this.allowRank = Math.max(this.allowRank, frame.allowRank);
+  }
+
+  /** Matches rules against an argv; allow rules count only for the part the frame stands for. */
+  private match(argv: readonly string[], allow: boolean): void {
+    const hits = matchCommandRules(this.rules, argv);
+    if (hits.length === 0) return;
+    const frame = this.frames[this.frames.length - 1];
+    for (const rule of hits) this.record(rule, allow, frame);
+  }
+
+  private record(rule: CompiledCommandRule, allow: boolean, frame: Frame | undefined): void {
+    if (rule.irreversible) add(this.irreversible, rule.irreversible);
+    if (!rule.effect) return;
+    if (rule.effect === "allow" && !allow) return;
+    if (!this.matched.some((m) => m.id === rule.id)) this.matched.push({ id: rule.id, effect: rule.effect, trust: rule.trust });
+    if (rule.effect === "deny") this.denyRank = Math.max(this.denyRank, trustRank(rule.trust));
+    else if (frame && frame.allowRank === undefined) frame.allowRank = trustRank(rule.trust);
+  }
+
+  // ---- scripts and commands ---------------------------------------------------------------------
+
+  private walkScript(script: Script, ctx: Context): void {
+    let fallback: readonly string[] | undefined;
+    for (const pipeline of script.pipelines) {
+      const before = ctx.cwds;
+      if (pipeline.commands.length > 1 || pipeline.next === "&") {
+        // Each part of a pipeline, and a background job, runs in a subshell.
+        for (const command of pipeline.commands) this.walkCommand(command, { ...ctx });
+      } else {
+        this.walkCommand(pipeline.commands[0], ctx);
+      }
+      if (ctx.cwds !== before) {
+        // A cd: it may fail, and then what follows runs where it was, unless && stops it.
+        if (pipeline.next === "&&") fallback = union(fallback ?? [], before);
+        else ctx.cwds = union(ctx.cwds, before);
+      }
+      if (pipeline.next !== "&&" && fallback) {
+        ctx.cwds = union(ctx.cwds, fallback);
+        fallback = undefined;
+      }
+      if (ctx.cwds.length > MAX_CWDS) {
+        this.notReadOnly("the working directory changes too often to follow");
+        ctx.cwds = ctx.cwds.slice(0, MAX_CWDS);
+      }
+    }
+    if (fallback) ctx.cwds = union(ctx.cwds, fallback);
+  }
+
+  private walkCommand(command: Command, ctx: Context): void {
+    if (command.kind === "simple") {
+      this.walkSimple(command, ctx);
+      return;
+    }
+    for (const word of command.words) this.walkWord(word, ctx);
+    switch (command.keyword) {
+      case "(":
+      case "function":
+        for (const body of command.bodies) this.walkScript(body, { ...ctx });
+        break;
+      case "((":
+        for (const body of command.bodies) this.walkScript(body, { ...ctx });
+        if (command.text !== undefined && ARITHMETIC_NAMES.test(command.text)) {
+          this.notReadOnly("an arithmetic command evaluates variables, which can run commands");
+        }
+        break;
+      case "[[":
+        if (command.words.some((w) => /^-(eq|ne|lt|le|gt|ge)$/.test(w.text))) {
+          this.notReadOnly("an arithmetic test evaluates variables, which can run commands");
+        }
+        break;
+      default:
+        for (const body of command.bodies) this.walkScript(body, ctx);
+    }
+    this.walkRedirects(command.redirects, ctx);
+  }
+
+  private walkWord(word: Word, ctx: Context): void {
+    if (word.dynamic && !ctx.remote) for (const name of secretVariables(word.raw)) add(this.secrets, `$${name}`);
+    for (const script of word.scripts) this.walkScript(script, { ...ctx });
+    if (word.arithmetic) this.notReadOnly(`${word.raw} evaluates variables as arithmetic, which can run commands`);
+  }
+
+  private walkRedirects(redirects: readonly Redirect[], ctx: Context): void {
+    for (const r of redirects) {
+      if (r.heredoc) {
+        for (const script of r.heredoc.scripts) this.walkScript(script, { ...ctx });
+        if (r.heredoc.arithmetic) this.notReadOnly("a here-document evaluates variables as arithmetic, which can run commands");
+        continue;
+      }
+      const target = r.target;
+      if (!target) continue;
+      this.walkWord(target, ctx);
+      if (r.op === "<<<" || target.process) continue;
+      if ((r.op === ">&" || r.op === "<&") && /^(\d+-?|-)$/.test(target.text)) continue;
+      if (r.op === "<" || r.op === "<&") {
+        if (target.dynamic || target.glob) this.notReadOnly(`redirection reads ${target.raw}, a path only known at run time`);
+        this.read(ctx, target.dynamic ? target.raw : target.text);
+        continue;
+      }
+      const path = target.dynamic ? target.raw : target.text;
+      if (r.op === "<>") this.read(ctx, path);
+      if (!target.dynamic && HARMLESS_TARGETS.test(path)) continue;
+      this.write(ctx, path);
+      this.notReadOnly(target.dynamic ? `redirection writes ${path}, a path only known at run time` : `redirection writes ${path}`);
+    }
+  }
+
+  private walkSimple(command: SimpleCommand, ctx: Context): void {
+    const frame = this.begin();
+    for (const word of command.assignments) this.walkWord(word, ctx);
+    for (const word of command.words) this.walkWord(word, ctx);
+    const program = command.words[0]?.text;
+    for (const assignment of command.assignments) {
+      const name = ASSIGNMENT_NAME.exec(assignment.raw)?.[0] ?? assignment.raw;
+      if (program === undefined) {
+        // A shell variable: it reaches later commands only if it was exported already.
+        if (!/[a-z]/.test(name) && !this.rules.safeEnvironment(name)) this.notReadOnly(`setting ${name} can change how later commands run`);
+      } else if (!this.rules.safeEnvironment(name)) {
+        this.notReadOnly(`setting ${name} can change how ${program} runs`);
+      }
+    }
+    this.walkRedirects(command.redirects, ctx);
+    if (command.words.length > 0) this.runArgv(command.words, ctx);
+    this.end(frame);
+  }
+
+  // ---- programs ---------------------------------------------------------------------------------
+
+  private runArgv(words: readonly Word[], ctx: Context): void {
+    const first = words[0];
+    if (first.dynamic) {
+      this.local = false;
+      this.notReadOnly(`the program ${first.raw} is only known at run time`);
+      return;
+    }
+    let name = first.text;
+    if (name.includes("/")) {
+      if (SYSTEM_BIN.test(name)) name = name.slice(name.lastIndexOf("/") + 1);
+      else {
+        if (!ctx.remote) add(this.programs, name);
+        if (!TREE_PROGRAM.test(name)) this.local = false;
+        this.match(texts(words), true);
+        this.notReadOnly(`${name} is a program file, not a program ClawOS knows`);
+        return;
+      }
+    }
+    if (!ctx.remote) add(this.programs, name);
+    const entry = this.rules.programs.get(name);
+    const args = words.slice(1);
+    if (!entry) {
+      this.local = false;
+      this.match([name, ...texts(args)], true);
+      this.notReadOnly(`unknown program ${name}`);
+      return;
+    }
+    const spec = entry.spec;
+    if (!ctx.remote && disclosesEnvironment(name, args)) add(this.secrets, ENVIRONMENT);
+    if (spec.kind === "read" && !spec.inert) {
+      // The shell expands a pattern into names before the program sees them: which files, only run time knows.
+      const pattern = args.find((w) => w.glob);
+      if (pattern) this.notReadOnly(`${name} ${pattern.raw} names files by a pattern expanded at run time`);
+    }
+    if (spec.infoFlags && args.length === 1 && !args[0].dynamic && spec.infoFlags.includes(args[0].text)) {
+      this.match([name, args[0].text], true);
+      return;
+    }
+    if (spec.wrapper) {
+      this.runWrapper(spec, name, args, ctx);
+      return;
+    }
+    if (spec.handler === "git") {
+      this.runGit(entry, args, ctx);
+      return;
+    }
+    if (spec.subcommands || spec.noSubcommand || spec.otherSubcommand) {
+      this.runSubcommand(entry, name, args, ctx, "");
+      return;
+    }
+    this.match([name, ...texts(args)], true);
+    this.runBehaviour(spec, name, args, ctx, "");
+  }
+
+  /** A program's subcommand (`npm install`, `docker push`): global flags before it are skipped. */
+  private runSubcommand(entry: CompiledProgram, name: string, args: readonly Word[], ctx: Context, base: string): void {
+    const spec = entry.spec;
+    let i = 0;
+    let dir: string | undefined;
+    // Global flags go on to the subcommand (npm -g install), except the directory, which is applied here.
+    const globals: Word[] = [];
+    while (i < args.length && !args[i].dynamic && args[i].text.startsWith("-") && args[i].text.length > 1) {
+      const t = args[i].text;
+      const eq = t.indexOf("=");
+      const flag = eq === -1 ? t : t.slice(0, eq);
+      const takes = has(spec.globalValueFlags, flag) && eq === -1;
+      const value = eq === -1 ? args[i + 1]?.text : t.slice(eq + 1);
+      if (has(spec.dirFlags, flag) && value !== undefined) dir = value;
+      else globals.push(...args.slice(i, i + (takes ? 2 : 1)));
+      i += takes ? 2 : 1;
+    }
+    const baseDir = dir !== undefined ? joinPath(base, dir) : base;
+    if (i >= args.length) {
+      this.match([name, ...texts(args)], true);
+      this.runBehaviour(spec.noSubcommand ?? spec, name, args, ctx, baseDir);
+      return;
+    }
+    const sub = args[i];
+    if (sub.dynamic) {
+      this.match([name, ...texts(args.slice(i))], true);
+      this.notReadOnly(`${name} runs a subcommand only known at run time`);
+      return;
+    }
+    const two = args[i + 1] && !args[i + 1].dynamic ? `${sub.text} ${args[i + 1].text}` : undefined;
+    let found: SubcommandSpec | undefined = two ? entry.subcommands.get(two) : undefined;
+    let rest: readonly Word[];
+    let label: string;
+    if (found) {
+      rest = args.slice(i + 2);
+      label = `${name} ${two}`;
+    } else {
+      found = entry.subcommands.get(sub.text);
+      rest = args.slice(i + 1);
+      label = `${name} ${sub.text}`;
+    }
+    this.match([name, ...texts(args.slice(i))], true);
+    if (!found) {
+      if (spec.otherSubcommand) this.runBehaviour(spec.otherSubcommand, label, rest, ctx, baseDir);
+      else this.notReadOnly(`${label} is not a subcommand ClawOS knows`);
+      return;
+    }
+    if (found.handler === "clone") {
+      this.runClone(label, rest, ctx, baseDir);
+      return;
+    }
+    if (found.handler === "pip-install") {
+      this.runPipInstall(label, [...globals, ...rest], ctx, baseDir);
+      return;
+    }
+    if (found.handler === "git-config") {
+      this.runGitConfig(found, label, rest, ctx, baseDir);
+      return;
+    }
+    this.runBehaviour(found, label, [...globals, ...rest], ctx, baseDir);
+  }
+
+  private runGit(entry: CompiledProgram, args: readonly Word[], ctx: Context): void {
+    let i = 0;
+    let dir = "";
+    const spec = entry.spec;
+    while (i < args.length && !args[i].dynamic && args[i].text.startsWith("-") && args[i].text.length > 1) {
+      const t = args[i].text;
+      const eq = t.indexOf("=");
+      const flag = eq === -1 ? t : t.slice(0, eq);
+      const takes = has(spec.globalValueFlags, flag) && eq === -1;
+      const value = eq === -1 ? (takes ? args[i + 1] : undefined) : literalWord(t.slice(eq + 1));
+      if (flag === "-C" && value) {
+        if (value.dynamic) this.notReadOnly("git -C names a directory only known at run time");
+        dir = joinPath(dir, value.text);
+      } else if (flag === "-c" || flag === "--config-env") {
+        this.notReadOnly(`git ${flag} sets configuration, which can run commands`);
+      } else if (flag === "--exec-path" && value) {
+        this.notReadOnly("git --exec-path runs git's programs from another directory");
+      } else if ((flag === "--git-dir" || flag === "--work-tree") && value) {
+        dir = joinPath(dir, value.text);
+      }
+      i += takes ? 2 : 1;
+    }
+    const rest = args.slice(i);
+    const sub = rest[0]?.text;
+    if ((sub === "diff" || sub === "grep") && rest.some((w) => w.text === "--no-index")) {
+      // Outside a repository: the operands are plain files.
+      this.match(["git", ...texts(rest)], true);
+      for (const w of rest.slice(1)) if (!w.text.startsWith("-")) this.read(ctx, w.text, dir);
+      if (rest.some((w) => w.dynamic)) this.notReadOnly("git gets an argument only known at run time");
+      return;
+    }
+    this.runSubcommand(entry, "git", rest, ctx, dir);
+  }
+
+  private runGitConfig(b: Behaviour, label: string, args: readonly Word[], ctx: Context, base: string): void {
+    const t = texts(args);
+    const readFlags = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--list", "-l"];
+    const writeFlags = ["--add", "--unset", "--unset-all", "--replace-all", "--rename-section", "--remove-section", "-e", "--edit"];
+    const operands = t.filter((x) => !x.startsWith("-"));
+    const reading =
+      !t.some((x) => writeFlags.includes(x)) &&
+      (t.some((x) => readFlags.includes(x)) ||
+        operands[0] === "get" ||
+        operands[0] === "list" ||
+        (operands.length === 1 && !["set", "unset", "edit", "rename-section", "remove-section"].includes(operands[0])));
+    if (args.some((w) => w.dynamic)) this.notReadOnly(`${label} gets an argument only known at run time`);
+    if (reading) {
+      this.read(ctx, ".", base);
+      return;
+    }
+    this.write(ctx, b.writes ?? ".", base);
+    this.notReadOnly(`${label} changes configuration, which can run commands`);
+  }
+
+  /**
+   * The generic reading of a program's arguments by its behaviour: flags that take values, read,
+   * write, run or change something; then the operands.
+   */
+  private runBehaviour(b: Behaviour, label: string, args: readonly Word[], ctx: Context, base: string): void {
+    switch (b.handler) {
+      case "find":
+        this.runFind(label, args, ctx, base);
+        return;
+      case "sed":
+        this.runSed(label, args, ctx, base);
+        return;
+      case "awk":
+        this.runAwk(label, args, ctx, base);
+        return;
+      case "jq":
+        this.runJq(b, label, args, ctx, base);
+        return;
+      case "curl":
+        this.runCurl(label, args, ctx, base);
+        return;
+      case "wget":
+        this.runWget(label, args, ctx, base);
+        return;
+      case "tar":
+        this.runTar(label, args, ctx, base);
+        return;
+      case "unzip":
+        this.runUnzip(label, args, ctx, base);
+        return;
+      case "sevenzip":
+        this.runSevenZip(label, args, ctx, base);
+        return;
+      case "compress":
+        this.runCompress(label, args, ctx, base);
+        return;
+      case "copy":
+        this.runCopy(label, args, ctx, base);
+        return;
+      case "dd":
+        this.runDd(label, args, ctx, base);
+        return;
+      case "chmod":
+        this.runChmod(b, label, args, ctx, base);
+        return;
+      case "remote-copy":
+        this.runRemoteCopy(label, args, ctx, base);
+        return;
+      case "ssh":
+        this.runSsh(label, args, ctx);
+        return;
+      case "shell":
+        this.runShell(label, args, ctx);
+        return;
+      case "python":
+        this.runPython(label, args, ctx, base);
+        return;
+      case "pip-install":
+        this.runPipInstall(label, args, ctx, base);
+        return;
+      case "clone":
+        this.runClone(label, args, ctx, base);
+        return;
+      case "cd":
+        this.runCd(label, args, ctx);
+        return;
+      case "popd":
+        this.notReadOnly(`${label} returns to a directory only known at run time`);
+        return;
+      case "eval":
+        this.local = false;
+        this.runEval(b, label, args, ctx);
+        return;
+      case "source":
+        this.local = false;
+        this.notReadOnly(`${label} ${b.why ?? KIND_WHY.dynamic}`);
+        if (args[0]) this.read(ctx, args[0].text, base);
+        return;
+      case "assign":
+        this.runAssign(label, args);
+        return;
+      case "setvar":
+        this.runSetVariable(label, args);
+        return;
+      case "git-config":
+        this.runGitConfig(b, label, args, ctx, base);
+        return;
+      default:
+        break;
+    }
+
+    const isRead = b.kind === "read";
+    if (!isRead) this.notReadOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
+    if (NOT_LOCAL.has(b.kind)) this.local = false;
+    if (b.network) this.network = true;
+    let changed = false;
+    let dir: string | undefined;
+    let fetchTo: string | undefined;
+    let outside = false;
+    let listing = false;
+    let patternGiven = false;
+    let recursive = false;
+    const flagged = (flag: string) => `${label} ${flag}`;
+    const operands = parseFlags(b, args, (flag, value, bits) => {
+      if (bits === 0) return;
+      if (bits & F_EXEC) this.notReadOnly(`${flagged(flag)} runs another program`);
+      if (bits & F_UNSAFE) {
+        changed = true;
+        this.notReadOnly(`${flagged(flag)} ${isRead && b.why ? b.why : "changes something"}`);
+      }
+      if (bits & F_WRITE && value !== undefined && value !== "-") {
+        this.write(ctx, value, base);
+        if (!HARMLESS_TARGETS.test(value)) this.notReadOnly(`${flagged(flag)} writes ${value}`);
+      }
+      if (bits & F_READ && value !== undefined) this.read(ctx, value, base);
+      if (bits & F_FETCH && value !== undefined) fetchTo = value;
+      if (bits & F_DIR && value !== undefined) dir = value;
+      if (bits & F_OUTSIDE) outside = true;
+      if (bits & F_LIST) listing = true;
+      if (bits & F_PATTERN) patternGiven = true;
+      if (bits & F_RECURSIVE) recursive = true;
+    });
+    const where = dir !== undefined ? joinPath(base, dir) : base;
+    const kind = b.operands ?? (isRead ? "paths" : b.kind === "write" || b.kind === "destructive" ? "writes" : "strings");
+    let readSome = false;
+    const readOperand = (w: Word) => {
+      if (w.process) return;
+      readSome = true;
+      this.read(ctx, w.dynamic ? w.raw : w.text, where);
+    };
+    const writeOperand = (w: Word) => {
+      if (w.process) return;
+      this.write(ctx, w.dynamic ? w.raw : w.text, where);
+    };
+    switch (kind) {
+      case "paths":
+        operands.forEach(readOperand);
+        break;
+      case "pattern-then-paths":
+        operands.slice(patternGiven ? 0 : 1).forEach(readOperand);
+        break;
+      case "forbidden":
+        if (operands.length > 0 && !listing) {
+          changed = true;
+          this.notReadOnly(`${label} ${operands[0].raw} ${b.why ?? "changes something"}`);
+        }
+        break;
+      case "in-out":
+        if (operands[0]) readOperand(operands[0]);
+        if (operands[1]) {
+          writeOperand(operands[1]);
+          this.notReadOnly(`${label} writes ${operands[1].raw}`);
+        }
+        break;
+      case "writes":
+        operands.forEach(writeOperand);
+        if (isRead && operands.length) this.notReadOnly(`${label} writes ${operands[0].raw}`);
+        break;
+      case "first-then-writes":
+        operands.slice(1).forEach(writeOperand);
+        break;
+      case "format":
+        for (const w of operands) {
+          if (!w.text.startsWith("+")) {
+            changed = true;
+            this.notReadOnly(`${label} ${w.raw} ${b.why ?? "sets something"}`);
+          }
+        }
+        break;
+      default:
+        break;
+    }
+    if (b.implicit && !readSome && (!b.recursiveFlags || recursive)) this.read(ctx, b.implicit, where);
+    if (b.writes && (!isRead || changed)) this.write(ctx, b.writes, where);
+    if (!outside) {
+      if (fetchTo !== undefined) this.fetch(ctx, fetchTo, base);
+      else if (b.fetches) this.fetch(ctx, b.fetches, where);
+    }
+    if (isRead && !b.inert && args.some((w) => w.dynamic)) this.notReadOnly(`${label} gets an argument only known at run time`);
+  }
+
+  // ---- wrappers -----------------------------------------------------------------------------------
+
+  private runWrapper(spec: ProgramSpec, name: string, args: readonly Word[], ctx: Context): void {
+    const w = spec.wrapper!;
+    let i = 0;
+    let shell = false;
+    let lookup = false;
+    for (; i < args.length; i++) {
+      const word = args[i];
+      const t = word.text;
+      if (word.dynamic) break;
+      if (t === "--") {
+        i++;
+        break;
+      }
+      if (!t.startsWith("-") || t.length < 2) break;
+      const lists = [w.valueFlags, w.readFlags, w.writeFlags];
+      const takes = (f: string) => lists.some((list) => has(list, f));
+      const handle = (flag: string, value: string | undefined) => {
+        if (has(w.shellFlags, flag)) shell = true;
+        if (has(w.lookupFlags, flag)) lookup = true;
+        if (has(w.readFlags, flag) && value !== undefined) this.read(ctx, value);
+        if (has(w.writeFlags, flag) && value !== undefined) {
+          this.write(ctx, value);
+          this.notReadOnly(`${name} ${flag} writes ${value}`);
+        }
+        if (flag === "-S" || flag === "--split-string") this.notReadOnly(`${name} ${flag} splits text into a command`);
+        if (flag === "-C" || flag === "--chdir" || flag === "-D") this.notReadOnly(`${name} ${flag} runs the command in another directory`);
+      };
+      if (t.startsWith("--")) {
+        const eq = t.indexOf("=");
+        const flag = eq === -1 ? t : t.slice(0, eq);
+        let value = eq === -1 ? undefined : t.slice(eq + 1);
+        if (value === undefined && takes(flag)) value = args[++i]?.text;
+        handle(flag, value);
+        continue;
+      }
+      if (takes(t)) {
+        handle(t, args[++i]?.text);
+        continue;
+      }
+      for (let j = 1; j < t.length; j++) {
+        const flag = `-${t[j]}`;
+        if (takes(flag)) {
+          let value = t.slice(j + 1);
+          if (!value) value = args[++i]?.text ?? "";
+          handle(flag, value);
+          break;
+        }
+        handle(flag, undefined);
+      }
+    }
+    if (w.assignments) {
+      while (i < args.length && !args[i].dynamic && ENV_ASSIGNMENT.test(args[i].text)) {
+        const variable = ASSIGNMENT_NAME.exec(args[i].text)![0];
+        if (!this.rules.safeEnvironment(variable)) this.notReadOnly(`${name} sets ${variable}, which can change how the command runs`);
+        i++;
+      }
+    }
+    i += w.skip ?? 0;
+    let inner: Word[] = args.slice(i);
+    const argv = [name, ...texts(args)];
+    if (spec.why) this.notReadOnly(`${name} ${spec.why}`);
+    else if (spec.kind !== "wrapper") this.notReadOnly(`${name} ${KIND_WHY[spec.kind]}`);
+    if (NOT_LOCAL.has(spec.kind)) this.local = false;
+    if (lookup) {
+      this.match(argv, true);
+      return;
+    }
+    if (inner.length === 0) {
+      if (w.defaultCommand && !shell) inner = [literalWord(w.defaultCommand)];
+      else {
+        this.match(argv, true);
+        if (shell || w.alone === "shell") this.notReadOnly(`${name} runs a shell`);
+        else if (w.alone !== "read") this.notReadOnly(`${name} has no command to run`);
+        return;
+      }
+    }
+    if (shell) this.notReadOnly(`${name} runs the command through a shell`);
+    if (w.commandString) {
+      this.match(argv, true);
+      this.runText(name, inner, ctx, false);
+      return;
+    }
+    if (w.appends) inner = [...inner, RUNTIME_WORD];
+    // Only the shell's own builtin and command run a builtin in the shell; the others start a process (a cd there moves nothing).
+    const innerCtx = name === "builtin" || name === "command" ? ctx : { ...ctx };
+    if (w.strong) {
+      // The wrapper is its own part: rules see it whole, and the command it runs is another part.
+      this.match(argv, true);
+      const frame = this.begin();
+      this.runArgv(inner, innerCtx);
+      this.end(frame);
+      return;
+    }
+    // A plain wrapper: deny rules and irreversible names see it whole; the command it runs is this part.
+    this.match(argv, false);
+    this.runArgv(inner, innerCtx);
+  }
+
+  /** Shell text in words (`bash -c`, `eval`, `watch`, `ssh host cmd`): parsed and walked as its own part. */
+  private runText(label: string, words: readonly Word[], ctx: Context, remote: boolean, shareCwd = false): void {
+    if (words.length === 0) return;
+    if (words.some((w) => w.dynamic)) {
+      this.notReadOnly(`${label} runs shell text only known at run time`);
+      this.network = true;
+      return;
+    }
+    const text = words.map((w) => w.text).join(" ");
+    const result = parseShell(text, { depth: ctx.depth + 1 });
+    if (!result.parsed) {
+      this.notReadOnly(`${label} runs shell text that cannot be parsed (${result.error})`);
+      this.network = true;
+      return;
+    }
+    const inner: Context = { cwds: ctx.cwds, depth: ctx.depth + 1, remote: remote || ctx.remote };
+    const frame = this.begin();
+    this.walkScript(result.script, inner);
+    this.end(frame);
+    // eval runs in the shell itself: a cd in its text moves what follows.
+    if (shareCwd) ctx.cwds = inner.cwds;
+  }
+
+  private runShell(label: string, args: readonly Word[], ctx: Context): void {
+    let i = 0;
+    let command = false;
+    for (; i < args.length; i++) {
+      const t = args[i].text;
+      if (args[i].dynamic) break;
+      if (t === "--" || t === "-") {
+        i++;
+        break;
+      }
+      if (t === "--rcfile" || t === "--init-file" || t === "-o" || t === "+o" || t === "-O" || t === "+O") {
+        i++;
+        continue;
+      }
+      if (t.startsWith("--")) continue;
+      if (/^[-+][A-Za-z]+$/.test(t)) {
+        if (t[0] === "-" && t.includes("c")) command = true;
+        continue;
+      }
+      break;
+    }
+    const operands = args.slice(i);
+    if (command) {
+      this.notReadOnly(`${label} -c runs a shell`);
+      this.runText(`${label} -c`, operands.slice(0, 1), ctx, false);
+      return;
+    }
+    if (operands.length > 0) {
+      this.notReadOnly(`${label} runs the script ${operands[0].raw}`);
+      this.read(ctx, operands[0].text);
+      return;
+    }
+    this.notReadOnly(`${label} runs commands from its input`);
+  }
+
+  private runEval(b: Behaviour, label: string, args: readonly Word[], ctx: Context): void {
+    this.notReadOnly(`${label} ${b.why ?? KIND_WHY.dynamic}`);
+    if (label === "eval") this.runText(label, args, ctx, false, true);
+    else if (label === "trap" && args[0] && !args[0].text.startsWith("-")) this.runText(label, args.slice(0, 1), ctx, false);
+  }
+
+  private runCd(label: string, args: readonly Word[], ctx: Context): void {
+    const operands = args.filter((w) => !/^-[LPe@]+$/.test(w.text));
+    const target = operands[0];
+    if (target && (target.dynamic || target.glob || target.text === "-" || /^[+-]\d+$/.test(target.text))) {
+      this.notReadOnly(`${label} changes to a directory only known at run time`);
+      return;
+    }
+    const dir = target ? target.text : "~";
+    const next = ctx.cwds.map((cwd) => joinPath(cwd, dir));
+    ctx.cwds = [...new Set(next)];
+  }
+
+  private runAssign(label: string, args: readonly Word[]): void {
+    let exported = label === "export";
+    for (const w of args) {
+      const t = w.text;
+      if (/^[-+][A-Za-z]+$/.test(t)) {
+        if (t[0] === "-" && t.includes("x")) exported = true;
+        if (t[0] === "-" && (t.includes("i") || t.includes("n"))) this.notReadOnly(`${label} ${t} makes variables evaluate expressions or other names`);
+        continue;
+      }
+      const name = ASSIGNMENT_NAME.exec(t)?.[0];
+      if (!name || !t.includes("=")) continue;
+      if (this.rules.safeEnvironment(name)) continue;
+      if (exported || !/[a-z]/.test(name)) this.notReadOnly(`${label} ${name} can change how later commands run`);
+    }
+  }
+
+  /**
+   * Builtins that set a variable named by an argument (read NAME, printf -v NAME, mapfile NAME,
+   * getopts spec NAME): setting PATH or another exported setting changes what later commands run.
+   */
+  private runSetVariable(label: string, args: readonly Word[]): void {
+    const names: Word[] = [];
+    const t = texts(args);
+    if (label === "printf") {
+      const at = t.indexOf("-v");
+      if (at !== -1 && args[at + 1]) names.push(args[at + 1]);
+      for (const w of args) if (w.text.startsWith("-v") && w.text.length > 2) names.push(literalWord(w.text.slice(2)));
+    } else if (label === "getopts") {
+      if (args[1]) names.push(args[1]);
+    } else {
+      if (t.some((x) => /^-[A-Za-z]*C/.test(x))) this.notReadOnly(`${label} -C runs a command for each line`);
+      // Flags that take a value; every other operand names a variable.
+      const values = new Set(["-d", "-n", "-N", "-p", "-t", "-u", "-i", "-O", "-s", "-c", "-C", "-a"]);
+      for (let i = 0; i < args.length; i++) {
+        if (values.has(t[i])) {
+          if (t[i] === "-a" && args[i + 1]) names.push(args[i + 1]);
+          i++;
+        } else if (!t[i].startsWith("-")) names.push(args[i]);
+      }
+    }
+    for (const w of names) {
+      if (w.dynamic) this.notReadOnly(`${label} sets a variable only known at run time`);
+      else if (!/[a-z]/.test(w.text) && !this.rules.safeEnvironment(w.text))
+        this.notReadOnly(`${label} sets ${w.text}, which can change how later commands run`);
+    }
+  }
+
+  // ---- handlers ---------------------------------------------------------------------------------
+
+  private runFind(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    let i = 0;
+    while (i < args.length && /^-[HLP]$|^-O\d$/.test(args[i].text)) i++;
+    if (args[i]?.text === "-D") i += 2;
+    const starts: Word[] = [];
+    while (i < args.length && !/^[-(!),]/.test(args[i].text)) starts.push(args[i++]);
+    const roots = starts.length ? starts.map((w) => (w.dynamic ? w.raw : w.text)) : ["."];
+    for (const root of roots) this.read(ctx, root, base);
+    if (starts.some((w) => w.dynamic)) this.notReadOnly(`${label} searches a directory only known at run time`);
+    for (; i < args.length; i++) {
+      const t = args[i].text;
+      if (t === "-exec" || t === "-execdir" || t === "-ok" || t === "-okdir") {
+        const inner: Word[] = [];
+        for (i++; i < args.length && args[i].text !== ";" && args[i].text !== "+"; i++) {
+          inner.push(args[i].text.includes("{}") ? RUNTIME_WORD : args[i]);
+        }
+        if (inner.length === 0) continue;
+        this.notReadOnly(`${label} ${t} runs ${inner[0].raw || "a command"}`);
+        const frame = this.begin();
+        this.runArgv(inner, { ...ctx });
+        this.end(frame);
+      } else if (t === "-delete") {
+        this.notReadOnly(`${label} -delete deletes files`);
+        for (const root of roots) this.write(ctx, root, base);
+      } else if (t === "-fprint" || t === "-fprint0" || t === "-fls" || t === "-fprintf") {
+        const file = args[++i];
+        if (t === "-fprintf") i++;
+        if (file) {
+          this.write(ctx, file.text, base);
+          this.notReadOnly(`${label} ${t} writes ${file.raw}`);
+        }
+      } else if (/^-newer[a-zA-Z]{2}$/.test(t) || FIND_ONE_VALUE.has(t)) {
+        i++;
+      } else if (args[i].dynamic) {
+        this.notReadOnly(`${label} gets an argument only known at run time`);
+      }
+    }
+  }
+
+  private runSed(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    const scripts: string[] = [];
+    let scriptFile = false;
+    let inPlace = false;
+    let sandbox = false;
+    const operands: Word[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i];
+      const t = w.text;
+      if (w.dynamic) {
+        this.notReadOnly(`${label} gets an argument only known at run time`);
+        operands.push(w);
+        continue;
+      }
+      if (t === "--") {
+        operands.push(...args.slice(i + 1));
+        break;
+      }
+      if (t.startsWith("--")) {
+        const eq = t.indexOf("=");
+        const flag = eq === -1 ? t : t.slice(0, eq);
+        const value = eq === -1 ? undefined : t.slice(eq + 1);
+        if (flag === "--expression") scripts.push(value ?? args[++i]?.text ?? "");
+        else if (flag === "--file") {
+          scriptFile = true;
+          this.read(ctx, value ?? args[++i]?.text ?? "", base);
+        } else if (flag === "--in-place") inPlace = true;
+        else if (flag === "--sandbox") sandbox = true;
+        else if (flag === "--line-length" && value === undefined) i++;
+        continue;
+      }
+      if (t.startsWith("-") && t.length > 1) {
+        for (let j = 1; j < t.length; j++) {
+          const c = t[j];
+          if (c === "i") {
+            inPlace = true;
+            break;
+          }
+          if (c === "e" || c === "f" || c === "l") {
+            const value = t.slice(j + 1) || args[++i]?.text || "";
+            if (c === "e") scripts.push(value);
+            if (c === "f") {
+              scriptFile = true;
+              this.read(ctx, value, base);
+            }
+            break;
+          }
+        }
+        continue;
+      }
+      operands.push(w);
+    }
+    if (scripts.length === 0 && !scriptFile && operands.length > 0) scripts.push(operands.shift()!.text);
+    if (scriptFile && !sandbox) this.notReadOnly(`${label} -f runs a script from a file`);
+    if (!sandbox) {
+      for (const script of scripts) {
+        const found = scanSedScript(script);
+        for (const file of found.reads) this.read(ctx, file, base);
+        for (const file of found.writes) {
+          this.write(ctx, file, base);
+          if (!HARMLESS_TARGETS.test(file)) this.notReadOnly(`${label} writes ${file}`);
+        }
+        if (found.unsafe) this.notReadOnly(`${label} ${found.unsafe}`);
+      }
+    }
+    for (const w of operands) {
+      const path = w.dynamic ? w.raw : w.text;
+      if (inPlace) this.write(ctx, path, base);
+      else this.read(ctx, path, base);
+    }
+    if (inPlace) this.notReadOnly(`${label} -i writes ${operands.map((w) => w.raw).join(" ") || "files"}`);
+  }
+
+  private runAwk(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    let program: string | undefined;
+    let programFile = false;
+    const operands: Word[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i];
+      const t = w.text;
+      if (w.dynamic && program === undefined && !programFile) {
+        this.notReadOnly(`${label} runs a program only known at run time`);
+        program = "";
+        continue;
+      }
+      if (operands.length > 0 || program !== undefined || programFile) {
+        if (t === "--" && operands.length === 0) continue;
+        operands.push(w);
+        continue;
+      }
+      if (t === "--") {
+        continue;
+      }
+      if (t.startsWith("-") && t.length > 1) {
+        const eq = t.indexOf("=");
+        const flag = t.startsWith("--") ? (eq === -1 ? t : t.slice(0, eq)) : t.slice(0, 2);
+        const attached = t.startsWith("--") ? (eq === -1 ? "" : t.slice(eq + 1)) : t.slice(2);
+        const value = () => attached || args[++i]?.text || "";
+        if (flag === "-F" || flag === "-v" || flag === "--field-separator" || flag === "--assign") value();
+        else if (flag === "-f" || flag === "-E" || flag === "--file" || flag === "--exec") {
+          programFile = true;
+          this.read(ctx, value(), base);
+        } else if (flag === "-e" || flag === "--source") program = value();
+        else if (flag === "-i" || flag === "-l" || flag === "--include" || flag === "--load") {
+          value();
+          this.notReadOnly(`${label} ${flag} loads code`);
+        }
+        continue;
+      }
+      program = t;
+    }
+    if (programFile) this.notReadOnly(`${label} -f runs a program from a file`);
+    if (program && /system|getline|[>|@]/.test(program)) this.notReadOnly(`${label} program may run commands or write files (system, getline, > or |)`);
+    for (const w of operands) {
+      if (ENV_ASSIGNMENT.test(w.text)) continue;
+      if (w.dynamic) this.notReadOnly(`${label} gets an argument only known at run time`);
+      this.read(ctx, w.dynamic ? w.raw : w.text, base);
+    }
+  }
+
+  private runJq(b: Behaviour, label: string, args: readonly Word[], ctx: Context, base: string): void {
+    let filterGiven = false;
+    let inPlace = false;
+    let restAreArgs = false;
+    const operands: Word[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i];
+      const t = w.text;
+      if (w.dynamic) {
+        this.notReadOnly(`${label} gets an argument only known at run time`);
+        operands.push(w);
+        continue;
+      }
+      if (t === "--args" || t === "--jsonargs") {
+        restAreArgs = true;
+        continue;
+      }
+      if (t === "--arg" || t === "--argjson") {
+        i += 2;
+        continue;
+      }
+      if (t === "--slurpfile" || t === "--rawfile") {
+        this.read(ctx, args[i + 2]?.text ?? "", base);
+        i += 2;
+        continue;
+      }
+      if (t.startsWith("-") && t.length > 1) {
+        const eq = t.indexOf("=");
+        const flag = t.startsWith("--") && eq !== -1 ? t.slice(0, eq) : t;
+        const value = t.startsWith("--") && eq !== -1 ? t.slice(eq + 1) : undefined;
+        if (has(b.unsafeFlags, flag)) inPlace = true;
+        if (has(b.readFlags, flag)) {
+          filterGiven = true;
+          this.read(ctx, value ?? args[++i]?.text ?? "", base);
+        } else if (has(b.valueFlags, flag) && value === undefined) i++;
+        continue;
+      }
+      operands.push(w);
+    }
+    let files = operands;
+    if (!filterGiven && operands.length > 0) {
+      const first = operands[0].text;
+      const looksLikeFile = label.startsWith("yq") && operands.length === 1 && /\.(ya?ml|json|xml|toml|properties|csv|tsv|ini|hcl)$/i.test(first);
+      if (!looksLikeFile) files = operands.slice(1);
+    }
+    if (restAreArgs) files = [];
+    for (const w of files) {
+      const path = w.dynamic ? w.raw : w.text;
+      if (inPlace) this.write(ctx, path, base);
+      else this.read(ctx, path, base);
+    }
+    if (inPlace) this.notReadOnly(`${label} -i writes ${files.map((w) => w.raw).join(" ") || "files"}`);
+  }
+
+  private runCurl(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    this.reaches(`${label} reaches the network`);
+    const valueShort = "ACDEFHKPQTUXYbcdemortuwxyz";
+    const urls: string[] = [];
+    const outputs: (string | { remote: true })[] = [];
+    let outputDir = "";
+    let remoteAll = false;
+    let fromHeader = false;
+    const handle = (flag: string, value: string | undefined) => {
+      switch (flag) {
+        case "-o":
+        case "--output":
+          if (value !== undefined) outputs.push(value);
+          break;
+        case "-O":
+        case "--remote-name":
+          outputs.push({ remote: true });
+          break;
+        case "--remote-name-all":
+          remoteAll = true;
+          break;
+        case "--output-dir":
+          outputDir = value ?? "";
+          break;
+        case "-J":
+        case "--remote-header-name":
+          fromHeader = true;
+          break;
+        case "--url":
+          if (value !== undefined) urls.push(value);
+          break;
+        case "-D":
+        case "--dump-header":
+        case "-c":
+        case "--cookie-jar":
+        case "--trace":
+        case "--trace-ascii":
+        case "--stderr":
+        case "--libcurl":
+        case "--etag-save":
+        case "--hsts":
+        case "--alt-svc":
+          if (value !== undefined && value !== "-" && !HARMLESS_TARGETS.test(value)) this.fetch(ctx, value, base);
+          break;
+        case "-T":
+        case "--upload-file":
+        case "-K":
+        case "--config":
+        case "--netrc-file":
+          if (value !== undefined) this.read(ctx, value, base);
+          if (flag === "-K" || flag === "--config") fromHeader = true;
+          break;
+        default:
+          if (flag.startsWith("-d") || flag.startsWith("--data") || flag === "-F" || flag === "--form" || flag === "--json") {
+            const at = value?.indexOf("@") ?? -1;
+            if (value !== undefined && at !== -1 && (at === 0 || flag === "-F" || flag === "--form")) this.read(ctx, value.slice(at + 1).split(";")[0], base);
+          }
+      }
+    };
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i];
+      const t = w.text;
+      if (w.dynamic) {
+        urls.push(w.raw);
+        continue;
+      }
+      if (t.startsWith("--") && t.length > 2) {
+        const eq = t.indexOf("=");
+        const flag = eq === -1 ? t : t.slice(0, eq);
+        let value = eq === -1 ? undefined : t.slice(eq + 1);
+        if (value === undefined && CURL_LONG.has(flag)) value = args[++i]?.text;
+        handle(flag, value);
+        continue;
+      }
+      if (t.startsWith("-") && t.length > 1) {
+        for (let j = 1; j < t.length; j++) {
+          const c = t[j];
+          if (valueShort.includes(c)) {
+            const value = t.slice(j + 1) || args[++i]?.text;
+            handle(`-${c}`, value);
+            break;
+          }
+          handle(`-${c}`, undefined);
+        }
+        continue;
+      }
+      urls.push(t);
+    }
+    if (fromHeader) this.fetch(ctx, outputDir || ".", base);
+    let u = 0;
+    for (const output of outputs) {
+      const url = urls[u++] ?? "";
+      const file = typeof output === "string" ? output : remoteName(url, "curl_response");
+      if (file === "-" || HARMLESS_TARGETS.test(file)) continue;
+      this.fetch(ctx, joinPath(outputDir, file), base);
+    }
+    if (remoteAll) for (; u < urls.length; u++) this.fetch(ctx, joinPath(outputDir, remoteName(urls[u], "curl_response")), base);
+  }
+
+  private runWget(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    this.reaches(`${label} reaches the network`);
+    const valueShort = "OoaPitTwQlUeBDRAIXY";
+    let document: string | undefined;
+    let prefix = "";
+    let recursive = false;
+    let noHostDirs = false;
+    let byHeader = false;
+    const urls: string[] = [];
+    const handle = (flag: string, value: string | undefined) => {
+      switch (flag) {
+        case "-O":
+        case "--output-document":
+          document = value;
+          break;
+        case "-P":
+        case "--directory-prefix":
+          prefix = value ?? "";
+          break;
+        case "-o":
+        case "--output-file":
+        case "-a":
+        case "--append-output":
+        case "--rejected-log":
+          if (value) this.write(ctx, value, base);
+          break;
+        case "--save-cookies":
+          if (value) this.fetch(ctx, value, base);
+          break;
+        case "-i":
+        case "--input-file":
+        case "--post-file":
+        case "--body-file":
+        case "--load-cookies":
+        case "--config":
+          if (value) this.read(ctx, value, base);
+          if (flag === "-i" || flag === "--input-file") byHeader = true;
+          break;
+        case "-r":
+        case "--recursive":
+        case "-m":
+        case "--mirror":
+        case "-p":
+        case "--page-requisites":
+          recursive = true;
+          break;
+        case "-nH":
+        case "--no-host-directories":
+        case "-nd":
+        case "--no-directories":
+          noHostDirs = true;
+          break;
+        case "--content-disposition":
+        case "--trust-server-names":
+          byHeader = true;
+          break;
+        default:
+          break;
+      }
+    };
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i];
+      const t = w.text;
+      if (w.dynamic) {
+        urls.push(w.raw);
+        continue;
+      }
+      if (t === "-nH" || t === "-nd" || t === "-nc" || t === "-nv" || t === "-np") {
+        handle(t, undefined);
+        continue;
+      }
+      if (t.startsWith("--") && t.length > 2) {
+        const eq = t.indexOf("=");
+        const flag = eq === -1 ? t : t.slice(0, eq);
+        let value = eq === -1 ? undefined : t.slice(eq + 1);
+        if (value === undefined && WGET_LONG_VALUES.has(flag)) value = args[++i]?.text;
+        handle(flag, value);
+        continue;
+      }
+      if (t.startsWith("-") && t.length > 1) {
+        for (let j = 1; j < t.length; j++) {
+          const c = t[j];
+          if (valueShort.includes(c)) {
+            handle(`-${c}`, t.slice(j + 1) || args[++i]?.text);
+            break;
+          }
+          handle(`-${c}`, undefined);
+        }
+        continue;
+      }
+      urls.push(t);
+    }
+    if (document !== undefined) {
+      if (document !== "-" && !HARMLESS_TARGETS.test(document)) this.fetch(ctx, document, base);
+      return;
+    }
+    if (byHeader) {
+      this.fetch(ctx, prefix || ".", base);
+      return;
+    }
+    for (const url of urls) {
+      if (recursive) this.fetch(ctx, noHostDirs ? prefix || "." : joinPath(prefix, urlHost(url) || "."), base);
+      else this.fetch(ctx, joinPath(prefix, remoteName(url, "index.html")), base);
+    }
+  }
+
+  private runTar(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    let list = [...args];
+    if (list[0] && !list[0].dynamic && /^[A-Za-z]+$/.test(list[0].text)) list = [literalWord(`-${list[0].text}`), ...list.slice(1)];
+    const valueShort = "fCTXbHKLNVgIFs";
+    let mode: "c" | "x" | "t" | "r" | "u" | "d" | "A" | "delete" | undefined;
+    let file: string | undefined;
+    let dir: string | undefined;
+    let toStdout = false;
+    const operands: Word[] = [];
+    const handle = (flag: string, value: string | undefined) => {
+      switch (flag) {
+        case "-c":
+        case "--create":
+          mode = "c";
+          break;
+        case "-x":
+        case "--extract":
+        case "--get":
+          mode = "x";
+          break;
+        case "-t":
+        case "--list":
+          mode = "t";
+          break;
+        case "-r":
+        case "--append":
+          mode = "r";
+          break;
+        case "-u":
+        case "--update":
+          mode = "u";
+          break;
+        case "-d":
+        case "--diff":
+        case "--compare":
+          mode = "d";
+          break;
+        case "-A":
+        case "--catenate":
+        case "--concatenate":
+          mode = "A";
+          break;
+        case "--delete":
+          mode = "delete";
+          break;
+        case "-f":
+        case "--file":
+          file = value;
+          break;
+        case "-C":
+        case "--directory":
+          dir = value;
+          break;
+        case "-O":
+        case "--to-stdout":
+          toStdout = true;
+          break;
+        case "-T":
+        case "--files-from":
+        case "-X":
+        case "--exclude-from":
+          if (value) this.read(ctx, value, base);
+          break;
+        case "-I":
+        case "--use-compress-program":
+        case "-F":
+        case "--info-script":
+        case "--new-volume-script":
+        case "--to-command":
+        case "--rsh-command":
+          this.notReadOnly(`${label} ${flag} runs another program`);
+          break;
+        case "--checkpoint-action":
+          if (value?.startsWith("exec")) this.notReadOnly(`${label} ${flag} runs another program`);
+          break;
+        case "--index-file":
+          if (value) this.write(ctx, value, base);
+          break;
+        default:
+          break;
+      }
+    };
+    for (let i = 0; i < list.length; i++) {
+      const w = list[i];
+      const t = w.text;
+      if (w.dynamic) {
+        this.notReadOnly(`${label} gets an argument only known at run time`);
+        operands.push(w);
+        continue;
+      }
+      if (t.startsWith("--") && t.length > 2) {
+        const eq = t.indexOf("=");
+        const flag = eq === -1 ? t : t.slice(0, eq);
+        let value = eq === -1 ? undefined : t.slice(eq + 1);
+        if (value === undefined && TAR_LONG_VALUES.has(flag)) value = list[++i]?.text;
+        handle(flag, value);
+        continue;
+      }
+      if (t.startsWith("-") && t.length > 1) {
+        const pending: string[] = [];
+        for (let j = 1; j < t.length; j++) {
+          const c = t[j];
+          if (valueShort.includes(c)) {
+            if (i === 0 && !args[0].text.startsWith("-")) {
+              // Old style (tar xzf a.tgz): each value letter takes the next argument in turn.
+              pending.push(`-${c}`);
+              continue;
+            }
+            handle(`-${c}`, t.slice(j + 1) || list[++i]?.text);
+            break;
+          }
+          handle(`-${c}`, undefined);
+        }
+        for (const flag of pending) handle(flag, list[++i]?.text);
+        continue;
+      }
+      operands.push(w);
+    }
+    const archive = file ?? "-";
+    const where = dir !== undefined ? joinPath(base, dir) : base;
+    switch (mode) {
+      case "x":
+        this.read(ctx, archive, base);
+        if (toStdout) return;
+        this.fetch(ctx, where || ".", "");
+        this.notReadOnly(`${label} extracts files into ${where || "."}`);
+        return;
+      case "t":
+      case "d":
+        this.read(ctx, archive, base);
+        return;
+      case "c":
+      case "r":
+      case "u":
+      case "A":
+      case "delete":
+        for (const w of operands) this.read(ctx, w.text, where);
+        if (archive !== "-") {
+          this.write(ctx, archive, base);
+          this.notReadOnly(`${label} writes ${archive}`);
+        }
+        return;
+      default:
+        this.notReadOnly(`${label} without a mode`);
+    }
+  }
+
+  private runUnzip(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    let dir: string | undefined;
+    let listing = false;
+    const operands: Word[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i];
+      const t = w.text;
+      if (w.dynamic) {
+        this.notReadOnly(`${label} gets an argument only known at run time`);
+        operands.push(w);
+        continue;
+      }
+      if (t === "-x") {
+        while (i + 1 < args.length && !args[i + 1].text.startsWith("-")) i++;
+        continue;
+      }
+      if (t.startsWith("-") && t.length > 1) {
+        for (let j = 1; j < t.length; j++) {
+          const c = t[j];
+          if (c === "d" || c === "P") {
+            const value = t.slice(j + 1) || args[++i]?.text;
+            if (c === "d") dir = value;
+            break;
+          }
+          if ("lvtZzpc".includes(c)) listing = true;
+        }
+        continue;
+      }
+      operands.push(w);
+    }
+    if (operands[0]) this.read(ctx, operands[0].text, base);
+    if (listing) return;
+    const where = dir !== undefined ? joinPath(base, dir) : base;
+    this.fetch(ctx, where || ".", "");
+    this.notReadOnly(`${label} extracts files into ${where || "."}`);
+  }
+
+  private runSevenZip(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    const operands = args.filter((w) => !w.text.startsWith("-"));
+    const out = args.find((w) => w.text.startsWith("-o"))?.text.slice(2);
+    const command = operands[0]?.text ?? "";
+    const archive = operands[1]?.text;
+    if (archive) this.read(ctx, archive, base);
+    if (command === "l" || command === "t" || command === "v") return;
+    if (command === "x" || command === "e") {
+      const dir = out ?? (label.startsWith("unrar") ? operands[operands.length - 1]?.text : undefined);
+      const where = dir && dir !== archive && (label.startsWith("unrar") ? dir.endsWith("/") || out !== undefined : true) ? joinPath(base, dir) : base;
+      this.fetch(ctx, where || ".", "");
+      this.notReadOnly(`${label} extracts files into ${where || "."}`);
+      return;
+    }
+    if (archive) this.write(ctx, archive, base);
+    this.notReadOnly(`${label} ${command || "without a command"} changes an archive`);
+  }
+
+  private runCompress(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    let toStdout = false;
+    const operands: Word[] = [];
+    for (const w of args) {
+      const t = w.text;
+      if (t === "--stdout" || t === "--to-stdout" || t === "--list" || t === "--test") toStdout = true;
+      else if (/^-[A-Za-z0-9]+$/.test(t)) {
+        if (/[clt]/.test(t.slice(1))) toStdout = true;
+      } else if (!t.startsWith("--")) operands.push(w);
+    }
+    if (operands.length === 0 || toStdout) {
+      for (const w of operands) this.read(ctx, w.dynamic ? w.raw : w.text, base);
+      if (args.some((w) => w.dynamic)) this.notReadOnly(`${label} gets an argument only known at run time`);
+      return;
+    }
+    for (const w of operands) this.write(ctx, w.dynamic ? w.raw : w.text, base);
+    this.notReadOnly(`${label} replaces ${operands.map((w) => w.raw).join(" ")} with a (de)compressed file`);
+  }
+
+  private runCopy(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    let target: string | undefined;
+    let dirsOnly = false;
+    const operands: Word[] = [];
+    let dashdash = false;
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i];
+      const t = w.text;
+      if (dashdash || w.dynamic || !t.startsWith("-") || t.length === 1) {
+        operands.push(w);
+        continue;
+      }
+      if (t === "--") {
+        dashdash = true;
+        continue;
+      }
+      const eq = t.indexOf("=");
+      const flag = t.startsWith("--") && eq !== -1 ? t.slice(0, eq) : t.startsWith("--") ? t : t.slice(0, 2);
+      const attached = t.startsWith("--") ? (eq === -1 ? "" : t.slice(eq + 1)) : t.slice(2);
+      if (flag === "-t" || flag === "--target-directory") target = attached || args[++i]?.text;
+      else if (label.startsWith("install") && flag === "-d") dirsOnly = true;
+      else if (COPY_VALUES.has(flag) && !attached && (t.startsWith("--") ? eq === -1 : t.length === 2)) i++;
+    }
+    const path = (w: Word) => (w.dynamic ? w.raw : w.text);
+    if (dirsOnly) {
+      for (const w of operands) this.write(ctx, path(w), base);
+      this.notReadOnly(`${label} -d creates directories`);
+      return;
+    }
+    const sources = target !== undefined ? operands : operands.slice(0, -1);
+    const dest = target ?? (operands.length > 1 ? path(operands[operands.length - 1]) : undefined);
+    for (const w of sources) this.read(ctx, path(w), base);
+    if (label.startsWith("mv") || label.startsWith("gmv")) for (const w of sources) this.write(ctx, path(w), base);
+    if (dest !== undefined) {
+      this.write(ctx, dest, base);
+      this.notReadOnly(`${label} writes ${dest}`);
+    } else this.notReadOnly(`${label} ${KIND_WHY.write}`);
+  }
+
+  private runDd(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    let output = false;
+    for (const w of args) {
+      if (w.text.startsWith("if=")) this.read(ctx, w.text.slice(3), base);
+      if (w.text.startsWith("of=")) {
+        output = true;
+        this.write(ctx, w.text.slice(3), base);
+        this.notReadOnly(`${label} writes ${w.text.slice(3)}`);
+      }
+    }
+    if (!output) this.notReadOnly(`${label} copies raw data`);
+  }
+
+  private runChmod(b: Behaviour, label: string, args: readonly Word[], ctx: Context, base: string): void {
+    this.notReadOnly(`${label} ${b.why ?? KIND_WHY.destructive}`);
+    let reference = false;
+    const operands: Word[] = [];
+    for (const w of args) {
+      const t = w.text;
+      if (t.startsWith("--")) {
+        if (t.startsWith("--reference")) reference = true;
+        continue;
+      }
+      // A mode like -x or -w is an operand; only the known option letters are options.
+      if (/^-[RfvchHLP]+$/.test(t)) continue;
+      operands.push(w);
+    }
+    for (const w of operands.slice(reference ? 0 : 1)) this.write(ctx, w.dynamic ? w.raw : w.text, base);
+  }
+
+  private runRemoteCopy(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    const scp = label.startsWith("scp");
+    const values = scp ? SCP_VALUES : RSYNC_VALUES;
+    const operands: Word[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i];
+      const t = w.text;
+      if (w.dynamic || !t.startsWith("-") || t.length === 1) {
+        operands.push(w);
+        continue;
+      }
+      const eq = t.indexOf("=");
+      const flag = eq === -1 ? t : t.slice(0, eq);
+      const value = eq === -1 ? (values.has(flag) ? args[++i]?.text : undefined) : t.slice(eq + 1);
+      if ((flag === "-e" || flag === "--rsh" || flag === "--rsync-path" || flag === "-S") && value) this.notReadOnly(`${label} ${flag} runs ${value}`);
+      if ((flag === "--exclude-from" || flag === "--include-from" || flag === "--files-from" || flag === "-F" || flag === "-i") && value)
+        this.read(ctx, value, base);
+      if (flag === "--log-file" && value) this.write(ctx, value, base);
+    }
+    const isRemote = (w: Word) => /^[a-z]+:\/\//i.test(w.text) || /^[^/]*[^/\\]:/.test(w.text);
+    const sources = operands.slice(0, -1);
+    const dest = operands[operands.length - 1];
+    if (operands.some(isRemote)) this.reaches(`${label} reaches the network`);
+    if (!dest) return;
+    for (const w of sources) if (!isRemote(w)) this.read(ctx, w.text, base);
+    if (isRemote(dest)) {
+      this.notReadOnly(`${label} sends files to ${dest.raw}`);
+      return;
+    }
+    if (sources.some(isRemote)) this.fetch(ctx, dest.text, base);
+    else this.write(ctx, dest.text, base);
+    this.notReadOnly(`${label} writes ${dest.raw}`);
+  }
+
+  private runSsh(label: string, args: readonly Word[], ctx: Context): void {
+    let i = 0;
+    for (; i < args.length; i++) {
+      const t = args[i].text;
+      if (args[i].dynamic || !t.startsWith("-") || t.length < 2) break;
+      if (t === "--") {
+        i++;
+        break;
+      }
+      for (let j = 1; j < t.length; j++) {
+        const flag = `-${t[j]}`;
+        if (SSH_VALUES.has(flag)) {
+          if (j === t.length - 1) i++;
+          break;
+        }
+      }
+    }
+    const host = args[i];
+    this.reaches(`${label} connects to ${host?.raw ?? "a host"}`);
+    const remote = args.slice(i + 1);
+    if (remote.length === 0) return;
+    this.notReadOnly(`${label} runs ${remote[0].raw} on ${host.raw}`);
+    this.runText(`${label} ${host.raw}`, remote, ctx, true);
+  }
+
+  private runPython(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    for (let i = 0; i < args.length; i++) {
+      const t = args[i].text;
+      if (t === "-c") {
+        this.local = false;
+        this.notReadOnly(`${label} -c runs code`);
+        return;
+      }
+      if (t === "-m" || (t.startsWith("-m") && t.length > 2 && !t.startsWith("--"))) {
+        const module = t === "-m" ? args[i + 1]?.text : t.slice(2);
+        const rest = args.slice(t === "-m" ? i + 2 : i + 1);
+        if (module === "pip") {
+          const pip = this.rules.programs.get("pip");
+          if (pip) {
+            this.runSubcommand(pip, "pip", rest, ctx, base);
+            return;
+          }
+        }
+        if ((module === "venv" || module === "virtualenv") && rest.length) {
+          for (const w of rest) if (!w.text.startsWith("-")) this.write(ctx, w.text, base);
+          this.notReadOnly(`${label} -m ${module} creates a virtual environment`);
+          return;
+        }
+        this.notReadOnly(`${label} -m ${module ?? ""} runs code`.replace("  ", " "));
+        return;
+      }
+      if (t === "-W" || t === "-X" || t === "--check-hash-based-pycs") {
+        i++;
+        continue;
+      }
+      if (t.startsWith("-") && t !== "-") continue;
+      if (t === "-") this.local = false;
+      this.notReadOnly(`${label} runs ${t === "-" ? "code from its input" : args[i].raw}`);
+      if (t !== "-") this.read(ctx, t, base);
+      return;
+    }
+    this.local = false;
+    this.notReadOnly(`${label} runs code from its input`);
+  }
+
+  private runPipInstall(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    this.reaches(`${label} installs packages from the network`);
+    for (let i = 0; i < args.length; i++) {
+      const t = args[i].text;
+      const eq = t.indexOf("=");
+      const flag = t.startsWith("--") && eq !== -1 ? t.slice(0, eq) : t;
+      const value = () => (t.startsWith("--") && eq !== -1 ? t.slice(eq + 1) : args[++i]?.text);
+      if (flag === "-t" || flag === "--target" || flag === "--prefix" || flag === "--root" || flag === "--src") {
+        const dir = value();
+        if (dir) this.fetch(ctx, dir, base);
+      } else if (flag === "-r" || flag === "--requirement" || flag === "-c" || flag === "--constraint") {
+        const file = value();
+        if (file) this.read(ctx, file, base);
+      } else if (flag === "-e" || flag === "--editable") {
+        const path = value();
+        if (path && !/^[a-z+]+:/.test(path)) this.read(ctx, path, base);
+      } else if (PIP_INSTALL_VALUES.has(flag) && eq === -1) i++;
+    }
+  }
+
+  private runClone(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    this.reaches(`${label} downloads a repository`);
+    const operands: Word[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i];
+      const t = w.text;
+      if (t === "--") {
+        // gh repo clone passes what follows to git.
+        if (label.startsWith("gh")) break;
+        operands.push(...args.slice(i + 1));
+        break;
+      }
+      if (w.dynamic || !t.startsWith("-") || t.length === 1) {
+        operands.push(w);
+        continue;
+      }
+      const eq = t.indexOf("=");
+      const flag = eq === -1 ? t : t.slice(0, eq);
+      if (flag === "-u" || flag === "--upload-pack" || flag === "-c" || flag === "--config" || flag === "--template") {
+        this.notReadOnly(`${label} ${flag} can run commands`);
+      }
+      if (CLONE_VALUES.has(flag) && eq === -1 && !(t.length > 2 && !t.startsWith("--"))) i++;
+    }
+    const source = operands[0];
+    if (!source) return;
+    if (source.dynamic || operands[1]?.dynamic) this.notReadOnly(`${label} gets an argument only known at run time`);
+    const dest = operands[1] ? (operands[1].dynamic ? operands[1].raw : operands[1].text) : repositoryName(source.text);
+    this.fetch(ctx, dest || ".", base);
+  }
+}
+
+const FIND_ONE_VALUE = new Set([
+  "-name",
+  "-iname",
+  "-path",
+  "-ipath",
+  "-wholename",
+  "-iwholename",
+  "-regex",
+  "-iregex",
+  "-type",
+  "-xtype",
+  "-user",
+  "-group",
+  "-uid",
+  "-gid",
+  "-perm",
+  "-size",
+  "-mtime",
+  "-mmin",
+  "-atime",
+  "-amin",
+  "-ctime",
+  "-cmin",
+  "-newer",
+  "-anewer",
+  "-cnewer",
+  "-maxdepth",
+  "-mindepth",
+  "-links",
+  "-inum",
+  "-samefile",
+  "-printf",
+  "-used",
+  "-fstype",
+  "-context",
+  "-lname",
+  "-ilname",
+  "-regextype",
+  "-files0-from",
+]);
+const CURL_LONG = new Set([
+  "--output",
+  "--output-dir",
+  "--data",
+  "--data-raw",
+  "--data-binary",
+  "--data-urlencode",
+  "--data-ascii",
+  "--json",
+  "--form",
+  "--form-string",
+  "--header",
+  "--user-agent",
+  "--user",
+  "--request",
+  "--referer",
+  "--cookie",
+  "--cookie-jar",
+  "--dump-header",
+  "--upload-file",
+  "--config",
+  "--max-time",
+  "--connect-timeout",
+  "--retry",
+  "--retry-delay",
+  "--retry-max-time",
+  "--proxy",
+  "--proxy-user",
+  "--cacert",
+  "--capath",
+  "--cert",
+  "--key",
+  "--url",
+  "--write-out",
+  "--range",
+  "--continue-at",
+  "--limit-rate",
+  "--max-filesize",
+  "--resolve",
+  "--connect-to",
+  "--interface",
+  "--trace",
+  "--trace-ascii",
+  "--stderr",
+  "--libcurl",
+  "--etag-save",
+  "--etag-compare",
+  "--hsts",
+  "--alt-svc",
+  "--time-cond",
+  "--netrc-file",
+  "--unix-socket",
+  "--abstract-unix-socket",
+  "--variable",
+  "--aws-sigv4",
+  "--oauth2-bearer",
+  "--pinnedpubkey",
+  "--ciphers",
+  "--local-port",
+  "--dns-servers",
+  "--doh-url",
+  "--mail-from",
+  "--mail-rcpt",
+  "--ftp-port",
+  "--quote",
+  "--telnet-option",
+  "--max-redirs",
+  "--expect100-timeout",
+  "--keepalive-time",
+  "--proto",
+  "--proto-redir",
+  "--preproxy",
+  "--noproxy",
+  "--happy-eyeballs-timeout-ms",
+  "--create-file-mode",
+]);
+const WGET_LONG_VALUES = new Set([
+  "--output-document",
+  "--output-file",
+  "--append-output",
+  "--directory-prefix",
+  "--input-file",
+  "--tries",
+  "--timeout",
+  "--wait",
+  "--level",
+  "--quota",
+  "--limit-rate",
+  "--accept",
+  "--reject",
+  "--domains",
+  "--exclude-domains",
+  "--include-directories",
+  "--exclude-directories",
+  "--execute",
+  "--header",
+  "--user",
+  "--password",
+  "--post-data",
+  "--post-file",
+  "--body-file",
+  "--body-data",
+  "--load-cookies",
+  "--save-cookies",
+  "--method",
+  "--referer",
+  "--user-agent",
+  "--base",
+  "--config",
+  "--ca-certificate",
+  "--certificate",
+  "--private-key",
+  "--cut-dirs",
+  "--bind-address",
+  "--dns-timeout",
+  "--connect-timeout",
+  "--read-timeout",
+  "--waitretry",
+  "--progress",
+  "--restrict-file-names",
+  "--default-page",
+  "--rejected-log",
+]);
+const TAR_LONG_VALUES = new Set([
+  "--file",
+  "--directory",
+  "--files-from",
+  "--exclude-from",
+  "--exclude",
+  "--use-compress-program",
+  "--info-script",
+  "--new-volume-script",
+  "--to-command",
+  "--rsh-command",
+  "--checkpoint-action",
+  "--index-file",
+  "--transform",
+  "--xform",
+  "--strip-components",
+  "--owner",
+  "--group",
+  "--mode",
+  "--mtime",
+  "--format",
+  "--blocking-factor",
+  "--newer",
+  "--after-date",
+  "--label",
+  "--suffix",
+  "--warning",
+  "--listed-incremental",
+]);
+const SCP_VALUES = new Set(["-c", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-D", "-X"]);
+const RSYNC_VALUES = new Set([
+  "-e",
+  "--rsh",
+  "--rsync-path",
+  "-f",
+  "--filter",
+  "--exclude",
+  "--include",
+  "--exclude-from",
+  "--include-from",
+  "--files-from",
+  "-B",
+  "--port",
+  "--password-file",
+  "--log-file",
+  "--partial-dir",
+  "--temp-dir",
+  "-T",
+  "--backup-dir",
+  "--suffix",
+  "--chmod",
+  "--chown",
+  "--timeout",
+  "--contimeout",
+  "--bwlimit",
+  "--max-size",
+  "--min-size",
+  "--compare-dest",
+  "--copy-dest",
+  "--link-dest",
+  "-M",
+  "--remote-option",
+  "--info",
+  "--debug",
+  "--out-format",
+  "--log-file-format",
+  "--sockopts",
+  "--iconv",
+]);
+const COPY_VALUES = new Set(["-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-Z", "--context", "--reference", "--target-directory", "-t"]);
+const SSH_VALUES = new Set(["-b", "-B", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"]);
+const PIP_INSTALL_VALUES = new Set([
+  "-i",
+  "--index-url",
+  "--extra-index-url",
+  "-f",
+  "--find-links",
+  "--platform",
+  "--python-version",
+  "--implementation",
+  "--abi",
+  "--progress-bar",
+  "--upgrade-strategy",
+  "--config-settings",
+  "-C",
+  "--global-option",
+  "--no-binary",
+  "--only-binary",
+  "--trusted-host",
+  "--cert",
+  "--client-cert",
+  "--proxy",
+  "--timeout",
+  "--retries",
+  "--log",
+  "--cache-dir",
+]);
+const CLONE_VALUES = new Set([
+  "-b",
+  "--branch",
+  "-o",
+  "--origin",
+  "-u",
+  "--upload-pack",
+  "--template",
+  "-c",
+  "--config",
+  "--reference",
+  "--reference-if-able",
+  "--separate-git-dir",
+  "--depth",
+  "--shallow-since",
+  "--shallow-exclude",
+  "-j",
+  "--jobs",
+  "--filter",
+  "--server-option",
+  "--bundle-uri",
+  "--ref-format",
+  "--upstream-remote-name",
+]);
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+function add(list: string[], value: string): void {
+  if (!list.includes(value)) list.push(value);
+}
+
+function texts(words: readonly Word[]): string[] {
+  return words.map((w) => w.text);
+}
+
+function union(a: readonly string[], b: readonly string[]): readonly string[] {
+  const out = [...a];
+  for (const x of b) if (!out.includes(x)) out.push(x);
+  return out;
+}
+
+const F_VALUE = 1;
+const F_READ = 2;
+const F_WRITE = 4;
+const F_FETCH = 8;
+const F_DIR = 16;
+const F_EXEC = 32;
+const F_UNSAFE = 64;
+const F_LIST = 128;
+const F_PATTERN = 256;
+const F_RECURSIVE = 512;
+const F_OUTSIDE = 1024;
+const F_TAKES = F_VALUE | F_READ | F_WRITE | F_FETCH | F_DIR;
+
+const flagTables = new WeakMap<Behaviour, ReadonlyMap<string, number>>();
+
+/** What each flag of a behaviour means, as bits; built once per behaviour (the table is immutable data). */
+function flagTable(b: Behaviour): ReadonlyMap<string, number> {
+  let table = flagTables.get(b);
+  if (table) return table;
+  const map = new Map<string, number>();
+  const add = (list: readonly string[] | undefined, bit: number) => {
+    for (const flag of list ?? []) map.set(flag, (map.get(flag) ?? 0) | bit);
+  };
+  add(b.valueFlags, F_VALUE);
+  add(b.readFlags, F_READ);
+  add(b.writeFlags, F_WRITE);
+  add(b.fetchFlags, F_FETCH);
+  add(b.dirFlags, F_DIR);
+  add(b.execFlags, F_EXEC);
+  add(b.unsafeFlags, F_UNSAFE);
+  add(b.listFlags, F_LIST);
+  add(b.patternFlags, F_PATTERN);
+  add(b.recursiveFlags, F_RECURSIVE);
+  add(b.outsideFlags, F_OUTSIDE);
+  table = map;
+  flagTables.set(b, table);
+  return table;
+}
+
+const NUMBER_FLAG = /^-\d+$/;
+
+/**
+ * Splits a program's arguments into flags (reported through `onFlag` with what they mean, and the
+ * value of flags that take one) and operands. Unknown flags take no value, so an operand is never
+ * mistaken for one.
+ */
+function parseFlags(b: Behaviour, args: readonly Word[], onFlag: (flag: string, value: string | undefined, bits: number) => void): Word[] {
+  const table = flagTable(b);
+  const operands: Word[] = [];
+  let dashdash = false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i];
+    const t = w.text;
+    if (dashdash || w.dynamic || w.process || t.length < 2 || t.charCodeAt(0) !== 45 /* - */) {
+      operands.push(w);
+      continue;
+    }
+    if (t === "--") {
+      dashdash = true;
+      continue;
+    }
+    if (t.charCodeAt(1) === 45) {
+      const eq = t.indexOf("=");
+      const flag = eq === -1 ? t : t.slice(0, eq);
+      const bits = table.get(flag) ?? 0;
+      let value = eq === -1 ? undefined : t.slice(eq + 1);
+      if (value === undefined && bits & F_TAKES) value = args[++i]?.text;
+      onFlag(flag, value, bits);
+      continue;
+    }
+    // A whole short flag longer than one letter (-cols), or a cluster of one-letter flags (-rn).
+    const whole = t.length > 2 ? table.get(t) : undefined;
+    if (whole !== undefined) {
+      onFlag(t, whole & F_TAKES ? args[++i]?.text : undefined, whole);
+      continue;
+    }
+    if (NUMBER_FLAG.test(t)) {
+      onFlag(t, undefined, 0);
+      continue;
+    }
+    for (let j = 1; j < t.length; j++) {
+      const flag = `-${t[j]}`;
+      const bits = table.get(flag) ?? 0;
+      if (bits & F_TAKES) {
+        const value = t.slice(j + 1) || args[++i]?.text;
+        onFlag(flag, value, bits);
+        break;
+      }
+      onFlag(flag, undefined, bits);
+    }
+  }
+  return operands;
+}
+
+/** The last path segment of a URL, without query or fragment: what `curl -O` and `wget` name a download. */
+export function remoteName(url: string, fallback: string): string {
+  const path = url.replace(/[?#].*$/, "").replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "");
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return name && name !== "." && name !== ".." ? decodeSafe(name) : fallback;
+}
+
+function decodeSafe(text: string): string {
+  try {
+    const decoded = decodeURIComponent(text);
+    return decoded.includes("/") ? text : decoded;
+  } catch {
+    return text;
+  }
+}
+
+function urlHost(url: string): string {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:?#]+)/i.exec(url);
+  return m ? m[1].toLowerCase() : (url.split("/")[0] ?? "");
+}
+
+/** Where `git clone URL` puts the repository: the last path segment without `.git` (or `.bundle`). */
+export function repositoryName(url: string): string {
+  let path = url.replace(/[?#].*$/, "").replace(/\/+$/, "");
+  path = path.replace(/\/\.git$/, "");
+  const cut = Math.max(path.lastIndexOf("/"), path.includes("://") ? -1 : path.lastIndexOf(":"));
+  let name = path.slice(cut + 1);
+  name = name.replace(/\.(git|bundle)$/, "");
+  return name === "." || name === ".." ? "" : name;
+}
+
+interface SedFindings {
+  readonly reads: string[];
+  readonly writes: string[];
+  unsafe?: string;
+}
+
+/**
+ * Reads a sed script for the commands that reach outside the stream: `w`/`W` and the `w` flag of `s`
+ * write files, `e` and the `e` flag of `s` run commands, `r`/`R` read files. Anything it cannot
+ * read counts as unsafe.
+ */
+export function scanSedScript(script: string): SedFindings {
+  const found: SedFindings = { reads: [], writes: [] };
+  const s = script;
+  let i = 0;
+  const toLineEnd = () => {
+    const end = s.indexOf("\n", i);
+    const text = s.slice(i, end === -1 ? s.length : end).trim();
+    i = end === -1 ? s.length : end + 1;
+    return text;
+  };
+  const skipTo = (chars: string) => {
+    while (i < s.length && !chars.includes(s[i])) i++;
+  };
+  const delimited = (delim: string): boolean => {
+    // From just after an opening delimiter to just after the closing one.
+    while (i < s.length) {
+      const c = s[i];
+      if (c === "\\") i += 2;
+      else if (c === delim) {
+        i++;
+        return true;
+      } else if (c === "\n" && delim !== "\n") return false;
+      else i++;
+    }
+    return false;
+  };
+  const address = () => {
+    const c = s[i];
+    if (c === undefined) return;
+    if (/\d/.test(c)) {
+      while (/[\d~]/.test(s[i] ?? "")) i++;
+    } else if (c === "$") i++;
+    else if (c === "/" || c === "\\") {
+      const delim = c === "\\" ? s[i + 1] : "/";
+      i += c === "\\" ? 2 : 1;
+      if (!delimited(delim)) found.unsafe ??= "has a sed script ClawOS cannot read";
+      while (s[i] === "I" || s[i] === "M") i++;
+    } else if (c === "+" || c === "~") {
+      i++;
+      while (/\d/.test(s[i] ?? "")) i++;
+    }
+  };
+  while (i < s.length && !found.unsafe) {
+    const c0 = s[i];
+    if (c0 === " " || c0 === "\t" || c0 === "\n" || c0 === ";" || c0 === "{" || c0 === "}") {
+      i++;
+      continue;
+    }
+    if (c0 === "#") {
+      toLineEnd();
+      continue;
+    }
+    address();
+    while (s[i] === " ") i++;
+    if (s[i] === ",") {
+      i++;
+      while (s[i] === " ") i++;
+      address();
+    }
+    while (s[i] === " " || s[i] === "!") i++;
+    const cmd = s[i++];
+    if (cmd === undefined) break;
+    switch (cmd) {
+      case "{":
+      case "}":
+      case ";":
+      case "\n":
+        break;
+      case ":":
+      case "b":
+      case "t":
+      case "T":
+        skipTo(";\n}");
+        break;
+      case "a":
+      case "i":
+      case "c": {
+        // Text to the end of the line; a trailing backslash continues it.
+        for (;;) {
+          const end = s.indexOf("\n", i);
+          const line = s.slice(i, end === -1 ? s.length : end);
+          i = end === -1 ? s.length : end + 1;
+          if (!line.endsWith("\\") || end === -1) break;
+        }
+        break;
+      }
+      case "r":
+      case "R":
+        found.reads.push(toLineEnd());
+        break;
+      case "w":
+      case "W":
+        found.writes.push(toLineEnd());
+        break;
+      case "e":
+        found.unsafe = "e runs a command";
+        break;
+      case "s": {
+        const delim = s[i++];
+        if (delim === undefined || delim === "\n" || delim === "\\" || !delimited(delim) || !delimited(delim)) {
+          found.unsafe ??= "has a sed script ClawOS cannot read";
+          break;
+        }
+        while (i < s.length && /[gpiImMe0-9w]/.test(s[i])) {
+          const f = s[i++];
+          if (f === "e") found.unsafe = "s///e runs a command";
+          if (f === "w") {
+            found.writes.push(toLineEnd());
+            break;
+          }
+        }
+        break;
+      }
+      case "y": {
+        const delim = s[i++];
+        if (delim === undefined || !delimited(delim) || !delimited(delim)) found.unsafe ??= "has a sed script ClawOS cannot read";
+        break;
+      }
+      case "l":
+      case "L":
+      case "q":
+      case "Q":
+        while (/[\d ]/.test(s[i] ?? "") && s[i] !== "\n") i++;
+        break;
+      case "v":
+        skipTo(";\n}");
+        break;
+      case "=":
+      case "d":
+      case "D":
+      case "g":
+      case "G":
+      case "h":
+      case "H":
+      case "n":
+      case "N":
+      case "p":
+      case "P":
+      case "x":
+      case "z":
+      case "F":
+        break;
+      default:
+        found.unsafe = `has a sed command ClawOS does not know (${cmd})`;
+    }
+  }
+  return found;
+}
+
+/**
+ * The variables a word expands whose value may be a secret: upper-case names (the environment's
+ * convention; lower-case names are the script's own) other than the plain ones, and indirect
+ * expansions (`${!name}`, `${!PREFIX*}`), whose target is only known at run time. Single-quoted
+ * text and escaped dollars expand nothing.
+ */
+export function secretVariables(raw: string): string[] {
+  let out: string[] | undefined;
+  let quote = "";
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (quote === "'") {
+      if (c === "'") quote = "";
+      continue;
+    }
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (c === "'" && quote === "") {
+      quote = "'";
+      continue;
+    }
+    if (c === '"') {
+      quote = quote === '"' ? "" : '"';
+      continue;
+    }
+    if (c !== "$") continue;
+    let j = i + 1;
+    const braced = raw[j] === "{";
+    if (braced) j++;
+    if (braced && raw[j] === "!") {
+      (out ??= []).push(raw.slice(i + 1, raw.indexOf("}", j) + 1 || raw.length));
+      continue;
+    }
+    const start = j;
+    while (j < raw.length && /[A-Za-z0-9_]/.test(raw[j])) j++;
+    const name = raw.slice(start, j);
+    if (!name || /^[0-9]/.test(name) || /[a-z]/.test(name) || PLAIN_VARIABLES.has(name) || PLAIN_PREFIXES.test(name)) continue;
+    (out ??= []).push(name);
+  }
+  return out ?? [];
+}
+
+/** A program run so that it prints the environment or the shell's variables. */
+function disclosesEnvironment(name: string, args: readonly Word[]): boolean {
+  switch (name) {
+    case "printenv":
+      return true;
+    case "env":
+    case "genv":
+      // Alone (or with only its own flags and assignments) env prints the environment.
+      return args.every((w) => w.text.startsWith("-") || ENV_ASSIGNMENT.test(w.text));
+    case "set":
+      return args.length === 0;
+    case "export":
+    case "declare":
+    case "typeset":
+    case "readonly":
+    case "local":
+      // A listing: no names given, only flags (`export -p`, `declare -x`, `set`).
+      return args.every((w) => /^[-+][A-Za-z]*$/.test(w.text));
+    case "compgen":
+      return args.some((w) => w.text === "-v" || w.text === "-e" || w.text === "-A");
+    default:
+      return false;
+  }
+}

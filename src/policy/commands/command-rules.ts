@@ -1,0 +1,447 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { describeErrors } from "../../config/validation.ts";
+import { trustLevelSchema } from "../manifest-schema.ts";
+import type { TrustLevel } from "../../taint/trust.ts";
+import { BUILTIN_COMMAND_RULES, BUILTIN_PROGRAMS, BUILTIN_SAFE_ENVIRONMENT } from "./builtin-programs.ts";
+
+/**
+ * Command rules and the program table: data, checked by the schemas here.
+ *
+ * A command rule matches the argv of each simple command the shell would run (wrappers such as
+ * `env`, `nice`, `timeout`, `xargs` removed; a program's global options before its subcommand, like
+ * `git -C dir`, removed), token by token from the start: `git push` matches `git push origin main`
+ * but not `git pushx`; `*` matches any one token. Operators' rules (config `commands.rules`) come
+ * first, then the built-in ones (`builtin-programs.ts`); every matching rule is reported, in that
+ * order.
+ *
+ *   allow   commands it matches may run from `trust` up (default owner)
+ *   deny    commands it matches are blocked at `trust` and below (default owner: always)
+ *   (none)  the rule only names an irreversible action or labels the command
+ */
+
+export const COMMAND_RULE_EFFECTS = ["allow", "deny"] as const;
+export type CommandRuleEffect = (typeof COMMAND_RULE_EFFECTS)[number];
+
+/** Tokens separated by white space; no token is empty. */
+export const COMMAND_PREFIX_PATTERN = "^\\s*[^\\s]+(\\s+[^\\s]+)*\\s*$";
+export const COMMAND_RULE_ID_PATTERN = "^[A-Za-z0-9_.:-]{1,64}$";
+
+export const CommandRuleSchema = Type.Object(
+  {
+    id: Type.Optional(
+      Type.String({
+        pattern: COMMAND_RULE_ID_PATTERN,
+        description: "a short name for decisions and the audit log, like allow-tests (letters, digits, _ . : -)",
+      }),
+    ),
+    prefix: Type.String({
+      pattern: COMMAND_PREFIX_PATTERN,
+      maxLength: 512,
+      description: 'a program and its leading arguments separated by spaces, like "git push" or "npm run *" (* matches any one argument)',
+    }),
+    effect: Type.Optional(
+      Type.Union(
+        COMMAND_RULE_EFFECTS.map((effect) => Type.Literal(effect)),
+        { description: "allow (may run from trust up) or deny (blocked at trust and below)" },
+      ),
+    ),
+    trust: Type.Optional(
+      trustLevelSchema({
+        description:
+          "one of owner, verified, community, untrusted: for allow, the lowest trust at which matching commands may run; for deny, the highest trust at which they are blocked (default owner)",
+      }),
+    ),
+    withAny: Type.Optional(
+      Type.Array(Type.String({ pattern: "^[^\\s]+$", maxLength: 256, description: "one argument, no spaces" }), {
+        minItems: 1,
+        maxItems: 64,
+        description: "the rule also needs one of these arguments somewhere after the prefix; a one-letter flag like -f also matches inside -fu",
+      }),
+    ),
+    irreversible: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 120, description: 'the irreversible action a matching command takes, in words, like "publish a package"' }),
+    ),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "what the rule is for, in words" })),
+  },
+  { additionalProperties: false },
+);
+export type CommandRule = Static<typeof CommandRuleSchema>;
+
+const MAX_RULES = 1024;
+export const CommandRulesSchema = Type.Array(CommandRuleSchema, { maxItems: MAX_RULES });
+
+// ---- the program table ------------------------------------------------------------------------
+
+/**
+ * What kind of program: `read` programs are read-only when their flags and operands are; every other
+ * kind keeps the command from being read-only, with a reason made from the kind.
+ */
+export const PROGRAM_KINDS = [
+  "read",
+  "build",
+  "write",
+  "destructive",
+  "network",
+  "install",
+  "interpreter",
+  "shell",
+  "system",
+  "privilege",
+  "wrapper",
+  "dynamic",
+] as const;
+export type ProgramKind = (typeof PROGRAM_KINDS)[number];
+
+/** Parsers in `classify.ts` for programs whose arguments need their own grammar. */
+export const PROGRAM_HANDLERS = [
+  "git",
+  "find",
+  "sed",
+  "awk",
+  "jq",
+  "curl",
+  "wget",
+  "tar",
+  "unzip",
+  "sevenzip",
+  "copy",
+  "dd",
+  "chmod",
+  "remote-copy",
+  "ssh",
+  "shell",
+  "python",
+  "pip-install",
+  "clone",
+  "cd",
+  "popd",
+  "eval",
+  "source",
+  "assign",
+  "setvar",
+  "compress",
+  "git-config",
+] as const;
+export type ProgramHandler = (typeof PROGRAM_HANDLERS)[number];
+
+/**
+ * How a program's operands (the arguments that are not flags) are read:
+ *   paths              each is a file or directory the program reads
+ *   strings            none is a path (echo, printf, tr, basename)
+ *   pattern-then-paths the first is a pattern (unless a pattern flag gave one), the rest are read
+ *   forbidden          any operand changes something (git branch NAME, hostname NAME)
+ *   in-out             the first is read, the second written (uniq, xxd)
+ *   writes             each is written (touch, rm, mkdir)
+ *   first-then-writes  the first is a mode or owner, the rest are written (chmod, chown)
+ *   format             each must start with + (date +%s); anything else sets something
+ */
+export const OPERAND_KINDS = ["paths", "strings", "pattern-then-paths", "forbidden", "in-out", "writes", "first-then-writes", "format"] as const;
+export type OperandKind = (typeof OPERAND_KINDS)[number];
+
+const flagList = (description: string) =>
+  Type.Optional(Type.Array(Type.String({ pattern: "^-{1,2}[^\\s=]+$|^\\+[^\\s]+$", description: "a flag like -o or --output" }), { description }));
+
+/** Fields shared by a program and its subcommands. */
+const behaviourFields = {
+  kind: Type.Union(
+    PROGRAM_KINDS.map((kind) => Type.Literal(kind)),
+    { description: `one of ${PROGRAM_KINDS.join(", ")}` },
+  ),
+  why: Type.Optional(Type.String({ minLength: 1, description: "why the program is not read-only, in words (default: made from the kind)" })),
+  handler: Type.Optional(
+    Type.Union(
+      PROGRAM_HANDLERS.map((handler) => Type.Literal(handler)),
+      { description: "a parser for arguments that need their own grammar" },
+    ),
+  ),
+  operands: Type.Optional(
+    Type.Union(
+      OPERAND_KINDS.map((kind) => Type.Literal(kind)),
+      { description: `one of ${OPERAND_KINDS.join(", ")} (default: paths for read programs, writes for write and destructive ones, strings otherwise)` },
+    ),
+  ),
+  implicit: Type.Optional(Type.Literal(".", { description: "the program reads its working directory when given no path operand" })),
+  recursiveFlags: flagList("with implicit: the working directory is read only when one of these is given (grep -r)"),
+  patternFlags: flagList("with pattern-then-paths: flags that give the pattern, so the first operand is a path"),
+  valueFlags: flagList("flags that take a value (the next argument, or attached)"),
+  readFlags: flagList("flags whose value is a file the program reads"),
+  writeFlags: flagList("flags whose value is a file the program writes"),
+  fetchFlags: flagList("flags whose value is where the program puts what it downloads"),
+  dirFlags: flagList("flags whose value is the directory the program works in (make -C, npm --prefix)"),
+  execFlags: flagList("flags that make the program run another program"),
+  unsafeFlags: flagList("flags that make the program change something (sed -i, find -delete)"),
+  outsideFlags: flagList("flags that make the program act outside the working directory (npm install -g)"),
+  listFlags: flagList("with forbidden operands: flags that make operands patterns to list (git branch --list)"),
+  network: Type.Optional(Type.Boolean({ description: "the program reaches the network" })),
+  fetches: Type.Optional(Type.String({ minLength: 1, description: "where outside content lands, relative to the working directory (node_modules)" })),
+  writes: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        "a path the program writes, relative to the working directory (. for the repository); for read programs, written only when a flag or operand makes them write",
+    }),
+  ),
+  inert: Type.Optional(Type.Boolean({ description: "arguments only known at run time cannot change what the program does (echo)" })),
+};
+
+const nameSchema = Type.String({ pattern: "^[A-Za-z0-9_.+\\[:-]{1,64}$", description: "a program name as it is run, without a directory" });
+
+export const SubcommandSchema = Type.Object(
+  {
+    names: Type.Array(Type.String({ pattern: "^[A-Za-z0-9_.:-]+( [A-Za-z0-9_.:-]+)?$", description: "a subcommand, or two words like remote add" }), {
+      minItems: 1,
+    }),
+    ...behaviourFields,
+  },
+  { additionalProperties: false },
+);
+export type SubcommandSpec = Static<typeof SubcommandSchema>;
+
+const BehaviourSchema = Type.Object(behaviourFields, { additionalProperties: false });
+export type Behaviour = Static<typeof BehaviourSchema>;
+
+export const WrapperSchema = Type.Object(
+  {
+    valueFlags: flagList("flags before the command that take a value"),
+    writeFlags: flagList("flags before the command whose value is a file written (time -o)"),
+    readFlags: flagList("flags before the command whose value is a file read (xargs -a)"),
+    assignments: Type.Optional(Type.Boolean({ description: "NAME=value words may come before the command (env)" })),
+    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 4, description: "operands before the command (timeout's duration)" })),
+    alone: Type.Optional(
+      Type.Union([Type.Literal("read"), Type.Literal("shell")], { description: "without a command: read-only (env, nice), or an interactive shell (sudo -s)" }),
+    ),
+    shellFlags: flagList("flags that run a shell (sudo -s, sudo -i)"),
+    lookupFlags: flagList("flags after which the operands are only looked up, not run (command -v)"),
+    appends: Type.Optional(Type.Boolean({ description: "the command gets further arguments only known at run time (xargs)" })),
+    defaultCommand: Type.Optional(Type.String({ minLength: 1, description: "the command run when none is given (xargs runs echo)" })),
+    strong: Type.Optional(Type.Boolean({ description: "the wrapper changes who or where the command runs: never read-only, and rules see it" })),
+    commandString: Type.Optional(Type.Boolean({ description: "the rest of the arguments is joined into shell text (watch)" })),
+  },
+  { additionalProperties: false },
+);
+export type WrapperSpec = Static<typeof WrapperSchema>;
+
+export const ProgramSchema = Type.Object(
+  {
+    names: Type.Array(nameSchema, { minItems: 1 }),
+    ...behaviourFields,
+    infoFlags: flagList("alone, these make the program read-only (--version, --help)"),
+    globalValueFlags: flagList("flags before the subcommand that take a value (git -C, kubectl -n)"),
+    subcommands: Type.Optional(Type.Array(SubcommandSchema)),
+    noSubcommand: Type.Optional(BehaviourSchema),
+    otherSubcommand: Type.Optional(BehaviourSchema),
+    wrapper: Type.Optional(WrapperSchema),
+  },
+  { additionalProperties: false },
+);
+export type ProgramSpec = Static<typeof ProgramSchema>;
+
+const ProgramTableSchema = Type.Object(
+  {
+    programs: Type.Array(ProgramSchema),
+    rules: CommandRulesSchema,
+    safeEnvironment: Type.Array(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*\\*?$" })),
+  },
+  { additionalProperties: false },
+);
+
+// ---- compilation ------------------------------------------------------------------------------
+
+export interface CompiledCommandRule {
+  readonly id: string;
+  readonly source: "operator" | "builtin";
+  readonly tokens: readonly string[];
+  readonly effect?: CommandRuleEffect;
+  readonly trust: TrustLevel;
+  readonly withAny?: readonly string[];
+  readonly irreversible?: string;
+  readonly label?: string;
+}
+
+export interface CompiledProgram {
+  readonly spec: ProgramSpec;
+  /** Subcommands by name (one word, or two words joined by a space). */
+  readonly subcommands: ReadonlyMap<string, SubcommandSpec>;
+}
+
+export interface CompiledCommandRules {
+  /** Every rule, operators' first. */
+  readonly rules: readonly CompiledCommandRule[];
+  /** Per first token, the rules that may match, in order (rules starting with `*` included). */
+  readonly byProgram: ReadonlyMap<string, readonly CompiledCommandRule[]>;
+  /** Rules starting with `*`: for programs no rule names. */
+  readonly anyProgram: readonly CompiledCommandRule[];
+  readonly programs: ReadonlyMap<string, CompiledProgram>;
+  /** Environment names that may be set before a read-only command (`LC_ALL=C grep ...`); `*` ends a prefix. */
+  readonly safeEnvironment: (name: string) => boolean;
+  /** Why operators' rules were rejected; empty when all are well formed. */
+  readonly errors: readonly string[];
+}
+
+const checkRule = TypeCompiler.Compile(CommandRuleSchema);
+const checkRules = TypeCompiler.Compile(CommandRulesSchema);
+const checkTable = TypeCompiler.Compile(ProgramTableSchema);
+
+/**
+ * Checks operators' command rules. Each message names the rule's index and field, what was found
+ * and the fix, in the style of the config checks.
+ */
+export function validateCommandRules(value: unknown, where = "commands.rules"): string[] {
+  if (!Array.isArray(value)) {
+    return [
+      `${where} must be a list of rules, got ${value === null ? "null" : typeof value}. Fix: write a list like [{ "prefix": "git push", "effect": "deny" }].`,
+    ];
+  }
+  const messages: string[] = [];
+  if (!checkRules.Check(value) && value.length > MAX_RULES) {
+    messages.push(`${where} has ${value.length} rules, more than ${MAX_RULES}. Fix: merge rules (a * matches any one argument).`);
+  }
+  const ids = new Set<string>();
+  value.forEach((rule: unknown, index) => {
+    const at = `${where}[${index}]`;
+    if (!checkRule.Check(rule)) {
+      messages.push(...describeErrors(checkRule as never, rule, at).map(tidyRoot));
+      return;
+    }
+    if (rule.effect === undefined && rule.irreversible === undefined) {
+      messages.push(
+        `${at}: effect is missing and the rule names no irreversible action, so it does nothing. Fix: add "effect": "allow" or "deny", or "irreversible".`,
+      );
+    }
+    if (rule.effect === undefined && rule.trust !== undefined) {
+      messages.push(`${at}: trust only means something with an effect. Fix: add "effect": "allow" or "deny", or remove trust.`);
+    }
+    if (rule.id !== undefined) {
+      if (ids.has(rule.id)) messages.push(`${at}: id "${rule.id}" is used by an earlier rule. Fix: give each rule its own id.`);
+      ids.add(rule.id);
+    }
+  });
+  return messages;
+}
+
+/** `commands.rules[2]: (root)` reads badly; the index already names the rule. */
+function tidyRoot(message: string): string {
+  return message.replace(/\]: \(root\)/, "]");
+}
+
+interface BuiltinTable {
+  readonly programs: readonly ProgramSpec[];
+  readonly rules: readonly CommandRule[];
+  readonly safeEnvironment: readonly string[];
+}
+
+let builtinCache: { table: BuiltinTable; errors: string[] } | undefined;
+
+/**
+ * The built-in program table and rules, checked by the same schemas. A table that fails the check is
+ * a packaging error and fails closed: no program is known, so no command is read-only.
+ */
+export function builtinCommandTable(): { table: BuiltinTable; errors: string[] } {
+  if (builtinCache) return builtinCache;
+  const value = { programs: BUILTIN_PROGRAMS, rules: BUILTIN_COMMAND_RULES, safeEnvironment: BUILTIN_SAFE_ENVIRONMENT };
+  if (checkTable.Check(value)) {
+    const ruleErrors = validateCommandRules(value.rules, "built-in command rules");
+    builtinCache = ruleErrors.length ? { table: { programs: [], rules: [], safeEnvironment: [] }, errors: ruleErrors } : { table: value, errors: [] };
+  } else {
+    builtinCache = { table: { programs: [], rules: [], safeEnvironment: [] }, errors: describeErrors(checkTable as never, value, "built-in command table") };
+  }
+  return builtinCache;
+}
+
+function compileRule(rule: CommandRule, id: string, source: CompiledCommandRule["source"]): CompiledCommandRule {
+  return {
+    id,
+    source,
+    tokens: rule.prefix.trim().split(/\s+/),
+    effect: rule.effect,
+    trust: rule.trust ?? "owner",
+    withAny: rule.withAny,
+    irreversible: rule.irreversible,
+    label: rule.label,
+  };
+}
+
+/**
+ * Compiles operators' rules (checked here; see `validateCommandRules`) with the built-in rules and
+ * program table, once per policy. Malformed operator rules are left out and named in `errors`; when
+ * any is malformed, operators' allow rules are left out too, so a broken config grants nothing.
+ */
+export function compileCommandRules(operatorRules: unknown = [], where = "commands.rules"): CompiledCommandRules {
+  const errors = validateCommandRules(operatorRules, where);
+  const operator: CompiledCommandRule[] = [];
+  const list: unknown[] = Array.isArray(operatorRules) ? operatorRules.slice(0, MAX_RULES) : [];
+  list.forEach((rule, index) => {
+    if (!checkRule.Check(rule)) return;
+    if (rule.effect === undefined && rule.irreversible === undefined) return;
+    // A config with mistakes grants nothing: its allow rules are left out, its deny rules kept.
+    if (errors.length > 0 && rule.effect === "allow") return;
+    operator.push(compileRule(rule, rule.id ?? `${where}[${index}]`, "operator"));
+  });
+  const builtin = builtinCommandTable();
+  errors.push(...builtin.errors);
+  const rules = [...operator, ...builtin.table.rules.map((rule, index) => compileRule(rule, rule.id ?? `builtin[${index}]`, "builtin"))];
+
+  const anyProgram = rules.filter((rule) => rule.tokens[0] === "*");
+  const byProgram = new Map<string, CompiledCommandRule[]>();
+  for (const rule of rules) {
+    const first = rule.tokens[0];
+    if (first === "*" || byProgram.has(first)) continue;
+    byProgram.set(
+      first,
+      rules.filter((r) => r.tokens[0] === first || r.tokens[0] === "*"),
+    );
+  }
+
+  const programs = new Map<string, CompiledProgram>();
+  for (const spec of builtin.table.programs) {
+    const subcommands = new Map<string, SubcommandSpec>();
+    for (const sub of spec.subcommands ?? []) for (const name of sub.names) if (!subcommands.has(name)) subcommands.set(name, sub);
+    for (const name of spec.names) if (!programs.has(name)) programs.set(name, { spec, subcommands });
+  }
+
+  const exact = new Set(builtin.table.safeEnvironment.filter((n) => !n.endsWith("*")));
+  const prefixes = builtin.table.safeEnvironment.filter((n) => n.endsWith("*")).map((n) => n.slice(0, -1));
+  const safeEnvironment = (name: string) => exact.has(name) || prefixes.some((p) => name.startsWith(p));
+
+  return { rules, byProgram, anyProgram, programs, safeEnvironment, errors };
+}
+
+function argumentMatches(wanted: string, token: string): boolean {
+  if (wanted === token) return true;
+  // A one-letter flag also matches inside a cluster of one-letter flags: -f in -fu.
+  return wanted.length === 2 && wanted[0] === "-" && wanted[1] !== "-" && /^-[A-Za-z]{2,}$/.test(token) && token.includes(wanted[1]);
+}
+
+/** The rules an argv matches (argv[0] the program name as run, without a directory), in order. */
+export function matchCommandRules(rules: CompiledCommandRules, argv: readonly string[]): CompiledCommandRule[] {
+  if (argv.length === 0) return [];
+  const candidates = rules.byProgram.get(argv[0]) ?? rules.anyProgram;
+  let out: CompiledCommandRule[] | undefined;
+  for (const rule of candidates) {
+    const tokens = rule.tokens;
+    if (tokens.length > argv.length) continue;
+    let ok = true;
+    for (let i = 0; i < tokens.length; i++) {
+      if (tokens[i] !== "*" && tokens[i] !== argv[i]) {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    if (rule.withAny) {
+      let found = false;
+      for (let i = tokens.length; i < argv.length && !found; i++) {
+        for (const wanted of rule.withAny) {
+          if (argumentMatches(wanted, argv[i])) {
+            found = true;
+            break;
+          }
+        }
+      }
+      if (!found) continue;
+    }
+    (out ??= []).push(rule);
+  }
+  return out ?? [];
+}
