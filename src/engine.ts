@@ -6,7 +6,7 @@ import { internalErrorDecision, provenanceRequirement, withProvenance, type Deci
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
 import type { ResolvedTool } from "./policy/tool-names.ts";
 import type { CallFacts } from "./policy/touches.ts";
-import { SessionTaint, trustAtCall, type ObservedResult } from "./taint/session-taint.ts";
+import { SessionTaint, trustAtCall, type ObservedResult, type SessionReport } from "./taint/session-taint.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./taint/session-store.ts";
 import type { TrustLevel } from "./taint/trust.ts";
 
@@ -179,6 +179,11 @@ export class Engine {
 
   describeSession(sessionKey: string): SessionTrust {
     return this.taint.describe(sessionKey);
+  }
+
+  /** What `/clawos session` shows, as data: trust, requesters and why, provenance summary. */
+  sessionReport(sessionKey: string): SessionReport {
+    return this.taint.report(sessionKey);
   }
 
   /** The loaded manifests, aliases folded, and the ones that failed to load. */

@@ -57,6 +57,10 @@ export function toTurnInput(ctx: Partial<HookContext<"before_agent_run">> | unde
   const prompt = str(event?.prompt);
   const p = ctx?.inputProvenance;
   const senderIsOwner = event?.senderIsOwner;
+  // The agent context's `channel` is the channel (`telegram`, `webchat`); its `channelId`, which the
+  // event repeats, is the conversation (a chat id; for the gateway's own channel, the session key).
+  // Hosts without `channel` (and the trace replay) give the channel as `channelId`.
+  const channel = str(ctx?.channel) ?? str(ctx?.messageProvider) ?? str(event?.channelId) ?? str(ctx?.channelId);
   return {
     sessionKey,
     isSubagent: isSubagentSessionKey(sessionKey),
@@ -71,9 +75,7 @@ export function toTurnInput(ctx: Partial<HookContext<"before_agent_run">> | unde
           },
         }
       : {}),
-    ...(typeof senderIsOwner === "boolean"
-      ? { requester: { channel: str(event?.channelId) ?? str(ctx?.channelId), senderId: str(event?.senderId) ?? str(ctx?.senderId), senderIsOwner } }
-      : {}),
+    ...(typeof senderIsOwner === "boolean" ? { requester: { channel, senderId: str(event?.senderId) ?? str(ctx?.senderId), senderIsOwner } } : {}),
     ...(prompt ? { prompt } : {}),
   };
 }

@@ -36,7 +36,7 @@ export function handleCommand(runtime: ClawosRuntime, ctx: CommandContext): { te
     case "status":
       return { text: formatStatus(statusSnapshot(runtime)) };
     case "session":
-      return { text: formatSession(sessionKey, sessionKey ? engine.describeSession(sessionKey) : undefined, isSubagentSessionKey(sessionKey)) };
+      return { text: formatSession(sessionKey, sessionKey ? engine.sessionReport(sessionKey) : undefined, isSubagentSessionKey(sessionKey)) };
     case "audit":
       return { text: formatAudit(engine.recentDecisions(parseCount(args[1], 20)), engine.rolloutReport()) };
     case "manifests":

@@ -4,7 +4,10 @@ import type { ClawosConfig } from "../config/config-schema.ts";
 import type { Enforcement } from "../policy/compiled-policy.ts";
 import type { HostWiring } from "../host/legacy-host.ts";
 import type { BrokenManifest, ManifestEntry } from "../policy/manifests.ts";
+import type { RequesterTrust } from "../taint/requester.ts";
+import type { SessionReport } from "../taint/session-taint.ts";
 import type { SessionTrust, StoreHealth, TaintSource } from "../taint/session-store.ts";
+import { TRUST_LEVELS, type TrustLevel } from "../taint/trust.ts";
 
 /**
  * The `/clawos` report, built from a plain snapshot. Enforcement is claimed only from what was
@@ -113,16 +116,80 @@ function sourceText(source: TaintSource): string {
   return `${new Date(source.at).toISOString()}  ${source.level.padEnd(9)} ${source.label}${call}`;
 }
 
-export function formatSession(key: string | undefined, state: SessionTrust | undefined, isSubagent: boolean): string {
+/** Who a requester is, in the report: `telegram:31337`, `webchat (no sender id)`, `(no channel)`. */
+function requesterName(r: Pick<RequesterTrust, "basis" | "channel" | "senderId">): string {
+  if (r.basis === "unidentified") return "(sender unknown)";
+  if (r.channel && r.senderId) return `${r.channel}:${r.senderId}`;
+  if (r.channel) return `${r.channel} (no sender id)`;
+  return r.senderId ? `sender ${r.senderId}` : "(no channel)";
+}
+
+/** Why a requester got its level, in words. */
+export function requesterReason(r: Pick<RequesterTrust, "level" | "basis" | "channel" | "senderId">): string {
+  const gateway = r.channel === "webchat";
+  switch (r.basis) {
+    case "host-owner":
+      if (!r.channel) return "the host marked the sender as the owner (an operator client: the local CLI or a gateway operator)";
+      if (gateway) return "the host marked the sender as the owner (an operator client holding operator.admin)";
+      return `the host resolved the sender as the owner on ${r.channel}`;
+    case "trusted-sender":
+      return "listed in trustedSenders (the host did not mark it as the owner)";
+    case "not-owner":
+      if (gateway) return "a gateway client the host did not mark as the owner (it does not hold operator.admin), not in trustedSenders";
+      return "the host did not mark the sender as the owner, and it is not in trustedSenders";
+    default:
+      return `the host did not say who sent the turn, so it counts as unknownRequesterTrust (${r.level})`;
+  }
+}
+
+function levelCounts(counts: Readonly<Record<TrustLevel, number>>): string {
+  const parts = [...TRUST_LEVELS].reverse().flatMap((level) => (counts[level] > 0 ? [`${level} ${counts[level]}`] : []));
+  return parts.length ? parts.join(", ") : "none";
+}
+
+function sum(counts: Readonly<Record<TrustLevel, number>>): number {
+  return TRUST_LEVELS.reduce((n, level) => n + counts[level], 0);
+}
+
+function provenanceLines(p: NonNullable<SessionReport["provenance"]>): string[] {
+  const values = sum(p.values);
+  const dropped = p.valuesDropped > 0 ? `; ${p.valuesDropped} not remembered: the index was full (provenance.maxValuesPerSession)` : "";
+  const lines = [`Values remembered: ${values}${values ? ` (${levelCounts(p.values)})` : ""}, of at most ${p.valueCapacity}${dropped}`];
+  const f = p.files;
+  lines.push(`Files this session labelled below owner: ${f.loweredHere === 0 ? "none" : f.loweredHere}`);
+  for (const { path, label } of f.newestHere) {
+    lines.push(`  ${label.level.padEnd(9)} ${path}${label.tree ? " (and everything under it)" : ""}  ${new Date(label.at).toISOString()}`);
+  }
+  if (f.loweredHere > f.newestHere.length) lines.push(`  ... ${f.loweredHere - f.newestHere.length} more`);
+  const below = sum(f.counts) - f.counts.owner;
+  lines.push(`File labels, all sessions: ${below} below owner${below ? ` (${levelCounts({ ...f.counts, owner: 0 })})` : ""}, ${f.counts.owner} owner`);
+  if (f.problem) lines.push(`File labels cannot be relied on: ${f.problem}; no path counts as trusted by its location until this is fixed.`);
+  return lines;
+}
+
+/**
+ * `/clawos session`. Given the engine's report: trust, requesters and why, what lowered it, and the
+ * provenance summary. Given only a stored state (read offline), the parts kept in it.
+ */
+export function formatSession(key: string | undefined, given: SessionReport | SessionTrust | undefined, isSubagent: boolean): string {
   if (!key) return "ClawOS: this command has no session to report on.";
-  if (!state) return `Session ${key}: owner (nothing has lowered its trust${isSubagent ? "; a sub-agent" : ""}).`;
+  if (!given) return `Session ${key}: owner (nothing has lowered its trust${isSubagent ? "; a sub-agent" : ""}).`;
+  const report = "state" in given ? given : undefined;
+  const state = report ? report.state : (given as SessionTrust);
   const lines = [
     `Session ${key}${isSubagent ? " (sub-agent)" : ""}: input trust ${state.trust}${state.shadow && state.shadow !== state.trust ? ` (${state.shadow} if enforced: audit mode let lower content in)` : ""}`,
   ];
   if (state.parent) lines.push(`Parent session: ${state.parent}`);
   if (state.stateError) lines.push(`State problem: ${state.stateError} (treated as untrusted)`);
+  if (report?.requesters.length) {
+    lines.push("Requesters (latest last):");
+    for (const r of report.requesters) lines.push(`  ${requesterName(r)}: ${r.level}, ${requesterReason(r)}`);
+  } else if (report) {
+    lines.push(`Requesters: ${isSubagent ? "none (a sub-agent runs for its parent)" : "none seen since the gateway started"}`);
+  }
   lines.push("What lowered it:", ...(state.lowered.length ? state.lowered.map((s) => `  ${sourceText(s)}`) : ["  nothing"]));
   if (state.recent.length) lines.push("Recent inputs at or below this level:", ...state.recent.map((s) => `  ${sourceText(s)}`));
+  if (report) lines.push(...(report.provenance ? provenanceLines(report.provenance) : ["Value provenance: off"]));
   if (state.trust !== "owner") lines.push("To raise it: start a new session (/new), or as the owner run /clawos trust reset after reviewing the inputs above.");
   return lines.join("\n");
 }

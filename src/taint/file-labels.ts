@@ -97,6 +97,13 @@ export class FileLabels {
     return out.reverse().slice(0, limit);
   }
 
+  /** The labels below owner one session wrote: how many, and the newest (at most `limit`), for its report. */
+  loweredBy(by: string, limit: number): { total: number; newest: { path: string; label: FileLabel }[] } {
+    const mine: { path: string; label: FileLabel }[] = [];
+    for (const [path, label] of this.labels) if (label.level !== "owner" && label.by === by) mine.push({ path, label });
+    return { total: mine.length, newest: mine.reverse().slice(0, limit) };
+  }
+
   countsByLevel(): Record<TrustLevel, number> {
     const counts: Record<TrustLevel, number> = { untrusted: 0, community: 0, verified: 0, owner: 0 };
     for (const label of this.labels.values()) counts[label.level]++;

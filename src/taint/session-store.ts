@@ -5,6 +5,7 @@ import { basename, dirname, join } from "node:path";
 import { LRUCache } from "lru-cache";
 import { isResultLabel, resultLabel } from "./labels.ts";
 import { isTrustLevel, minTrust, trustRank, TRUST_LEVELS, type TrustLevel } from "./trust.ts";
+import type { RequesterTrust } from "./requester.ts";
 import { ValueIndex } from "./value-index.ts";
 
 /**
@@ -45,6 +46,11 @@ export interface SessionTrust {
   stateError?: string;
   /** The values that entered the session and the trust of their inputs (provenance), once any did. */
   values?: ValueIndex;
+  /**
+   * Who the session's recent turns came from and why each got its level (for the report; kept in
+   * memory only, the trust they caused is in `lowered`), most recent last.
+   */
+  requesters?: readonly RequesterTrust[];
   updatedAt: number;
 }
 
@@ -643,6 +649,7 @@ class SessionState implements SessionTrust {
   parent?: string;
   stateError?: string;
   values?: ValueIndex = undefined;
+  requesters?: readonly RequesterTrust[] = undefined;
   private packed = "";
   private count = 0;
   private lastCallId: string | undefined = undefined;

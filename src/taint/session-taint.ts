@@ -10,6 +10,8 @@ import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
 import type { CallFacts } from "../policy/touches.ts";
 import { FileLabels } from "./file-labels.ts";
 import { Provenance, type ArgumentValue, type ArgumentVerdict } from "./provenance.ts";
+import { GATEWAY_CHANNEL, RequesterLog, type RequesterBasis, type RequesterTrust } from "./requester.ts";
+import type { FileLabel } from "./file-labels.ts";
 
 /**
  * L1: everything a session's trust depends on, and nothing else. The requesters of its turns, the
@@ -30,6 +32,32 @@ export interface TrustChange {
 
 /** A session's trust as the gate sees it at one call. */
 export type SessionView = Pick<SessionTrust, "trust" | "shadow" | "lowered">;
+
+/**
+ * What `/clawos session` reports, as data: the session's state, who its turns came from and why
+ * each got its level, and a summary of its value provenance and of the file labels.
+ */
+export interface SessionReport {
+  readonly state: SessionTrust;
+  readonly requesters: readonly RequesterTrust[];
+  /** Undefined when value provenance is off. */
+  readonly provenance?: {
+    /** Values remembered, by the highest trust of an input each was seen in. */
+    readonly values: Readonly<Record<TrustLevel, number>>;
+    readonly valueCapacity: number;
+    /** Values not remembered because the index was full (since this process started). */
+    readonly valuesDropped: number;
+    readonly files: {
+      /** Labels of every session, by level. */
+      readonly counts: Readonly<Record<TrustLevel, number>>;
+      /** How many paths this session labelled below owner, and the newest of them. */
+      readonly loweredHere: number;
+      readonly newestHere: readonly { readonly path: string; readonly label: FileLabel }[];
+      /** Why labels cannot be relied on, when they cannot. */
+      readonly problem?: string;
+    };
+  };
+}
 
 /** What a finished call brought into its session. */
 export interface ObservedResult {
@@ -85,6 +113,8 @@ export class SessionTaint {
   private pendingSpawns: PendingSpawn[] = [];
   /** Channel senders the host has resolved as the owner in this process. */
   private readonly provenOwners = new SenderSet();
+  /** Who sessions' turns came from (for the report). */
+  private readonly requesterLog = new RequesterLog();
   /**
    * Whether result hooks (after_tool_call, tool_result_persist) reach ClawOS on this path. Where
    * they do not (`openclaw agent exec` runs only the trusted tool policy), an allowed call's result
@@ -157,7 +187,9 @@ export class SessionTaint {
     if (call.isSubagent) return this.store.peek(key) ?? this.store.get(key, this.unlinkedChildTrust());
     const state = this.store.get(key, "owner");
     this.settlePendingMessages(key, state, call.requester);
-    const level = this.requesterTrust(call.requester);
+    const basis = this.requesterBasis(call.requester);
+    const level = this.basisTrust(basis);
+    state.requesters = this.requesterLog.note(state.requesters, call.requester, basis, level);
     if (trustRank(level) < trustRank(state.trust)) {
       this.lower(key, { level, kind: "requester", label: requesterLabel(call.requester), at: this.now() });
     }
@@ -227,6 +259,12 @@ export class SessionTaint {
    */
   beforeTurn(turn: TurnInput): void {
     if (!this.policy.tagging || !turn.sessionKey) return;
+    const external = turn.provenance === undefined || turn.provenance.kind === "external_user";
+    if (turn.requester && external && !turn.isSubagent) {
+      const state = this.store.get(turn.sessionKey, "owner");
+      const basis = this.requesterBasis(turn.requester);
+      state.requesters = this.requesterLog.note(state.requesters, turn.requester, basis, this.basisTrust(basis));
+    }
     this.lowerForTurn(turn);
     if (turn.prompt) this.notePrompt(turn);
   }
@@ -306,15 +344,34 @@ export class SessionTaint {
 
   /** The trust a turn's requester brings: owner as the host resolved it, a trusted sender, or less. */
   requesterTrust(requester: Requester | undefined): TrustLevel {
-    if (!requester) return this.policy.unknownRequesterTrust;
+    return this.basisTrust(this.requesterBasis(requester));
+  }
+
+  /** Why a requester gets its level (see `RequesterBasis`). */
+  requesterBasis(requester: Requester | undefined): RequesterBasis {
+    if (!requester) return "unidentified";
     if (requester.senderIsOwner === true) {
-      if (requester.channel && requester.senderId && !this.provenOwners.has(requester.channel, requester.senderId)) {
-        this.provenOwners.add(requester.channel, requester.senderId);
-      }
-      return "owner";
+      // A channel sender the host resolved as the owner: its later channel messages are the owner's.
+      // Not on the gateway's own channel, where a sender id names a kind of client, not a person.
+      const { channel, senderId } = requester;
+      if (channel && senderId && channel !== GATEWAY_CHANNEL && !this.provenOwners.has(channel, senderId)) this.provenOwners.add(channel, senderId);
+      return "host-owner";
     }
-    if (this.policy.isTrustedSender(requester.channel, requester.senderId)) return "verified";
-    return "community";
+    if (this.policy.isTrustedSender(requester.channel, requester.senderId)) return "trusted-sender";
+    return "not-owner";
+  }
+
+  private basisTrust(basis: RequesterBasis): TrustLevel {
+    switch (basis) {
+      case "host-owner":
+        return "owner";
+      case "trusted-sender":
+        return "verified";
+      case "not-owner":
+        return "community";
+      default:
+        return this.policy.unknownRequesterTrust;
+    }
   }
 
   // ---- sub-agents -------------------------------------------------------------------------
@@ -376,6 +433,31 @@ export class SessionTaint {
   /** A session's state for a report: loaded if it exists on disk, created at owner otherwise. */
   describe(sessionKey: string): SessionTrust {
     return this.store.peek(sessionKey) ?? this.store.get(sessionKey);
+  }
+
+  /** Everything `/clawos session` shows, as data (`fileLimit`: how many of the session's file labels to list). */
+  report(sessionKey: string, fileLimit = 5): SessionReport {
+    const state = this.describe(sessionKey);
+    const requesters = state.requesters ?? [];
+    if (!this.policy.provenance.enabled) return { state, requesters };
+    const index = state.values;
+    const labels = this.provenance.labels;
+    const here = labels.loweredBy(sessionKey, fileLimit);
+    return {
+      state,
+      requesters,
+      provenance: {
+        values: index ? index.countsByLevel() : { untrusted: 0, community: 0, verified: 0, owner: 0 },
+        valueCapacity: index?.capacity ?? this.store.maxValues,
+        valuesDropped: index?.dropped ?? 0,
+        files: {
+          counts: labels.countsByLevel(),
+          loweredHere: here.total,
+          newestHere: here.newest,
+          ...(labels.problem ? { problem: labels.problem } : {}),
+        },
+      },
+    };
   }
 
   /** The session's trust now, without loading or creating it. */
