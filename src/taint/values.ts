@@ -3,17 +3,29 @@
  * call's argument that are looked up among them (L2 asks through L1). One normalisation serves
  * both sides, so a value matches itself however it was spelled: e-mail addresses and hosts in lower
  * case, URLs without their fragment or trailing slash (and their host), phone numbers as digits,
- * numbers without thousands separators, paths without a leading `./`.
+ * amounts as one canonical number (no currency, no thousands separators, no trailing zeros: `€84.20`,
+ * `84,20 EUR` and `84.2` are all `84.2`), IBANs without spaces, paths without a leading `./`.
  *
  * The scanner is a single pass over the text's characters: words are cut at white space, quotes and
  * brackets, and only words that can name something (a digit, `@`, `.`, `/`, `:`) are normalised,
  * except in small inputs (a person's message), where every word counts (a recipient can be "Mom").
+ * Values that people write in groups (`NL69 ABNA 0432 1109 87`, `4111 1111 1111 1111`,
+ * `+1 (555) 010-2030`, `1 250,00`) are joined as the words go by; text only adds the readings an
+ * argument cannot tell apart (`1.250` is 1.25 or, in German, 1250).
  */
 
 /** Inputs up to this size index every word; larger ones only words that look like values. */
 export const SMALL_INPUT = 16 * 1024;
 /** Longest word kept; longer ones are data, not names. */
 const MAX_WORD = 256;
+/** Longest URL kept (a URL's query makes it longer than a name). */
+const MAX_URL = 2048;
+/** Most digits of a grouped number (a card number has up to 19, a phone number 15). */
+const MAX_GROUPED_DIGITS = 19;
+const MAX_PHONE_DIGITS = 15;
+const MIN_GROUPED_DIGITS = 7;
+/** Most groups joined into one value; longer runs of numbers are a table, not a name. */
+const MAX_GROUPS = 8;
 
 const SPACE = 32;
 const QUOTE = 34;
@@ -36,34 +48,66 @@ const BACKTICK = 96;
 const LBRACE = 123;
 const PIPE = 124;
 const RBRACE = 125;
+const NBSP = 0xa0;
+const LSQUO = 0x2018;
+const RSQUO = 0x2019;
 
 function isDigit(c: number): boolean {
   return c >= D0 && c <= D9;
 }
 
+function isAlnum(c: number): boolean {
+  return (c >= D0 && c <= D9) || ((c | 32) >= 97 && (c | 32) <= 122) || (c >= 0xc0 && c !== 0xd7 && c !== 0xf7 && c < 0x2000);
+}
+
+/** White space that can sit inside a grouped value: a space, no-break space, thin or figure space. */
+function isGroupSpace(c: number): boolean {
+  return c === SPACE || c === NBSP || c === 0x202f || c === 0x2009 || c === 0x2007;
+}
+
+/** ASCII characters that end a word: controls, white space, quotes, brackets, `,`, `;`, `|`. */
+const ASCII_BREAKS = (() => {
+  const table = new Uint8Array(128);
+  for (let c = 0; c <= SPACE; c++) table[c] = 1;
+  for (const c of [QUOTE, APOS, LPAREN, RPAREN, COMMA, SEMI, LT, GT, LBRACKET, RBRACKET, BACKTICK, LBRACE, RBRACE, PIPE]) table[c] = 1;
+  return table;
+})();
+
 function isBreak(c: number): boolean {
+  return c < 128 ? ASCII_BREAKS[c] === 1 : isWideBreak(c);
+}
+
+/** Unicode white space, typographic quotes and brackets (« », “ ”, ‹ ›, 「 」, full-width forms). */
+function isWideBreak(c: number): boolean {
   return (
-    c <= SPACE ||
-    c === QUOTE ||
-    c === APOS ||
-    c === LPAREN ||
-    c === RPAREN ||
-    c === COMMA ||
-    c === SEMI ||
-    c === LT ||
-    c === GT ||
-    c === LBRACKET ||
-    c === RBRACKET ||
-    c === BACKTICK ||
-    c === LBRACE ||
-    c === RBRACE ||
-    c === PIPE
+    c === NBSP ||
+    c === 0xab ||
+    c === 0xbb ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200b) ||
+    (c >= 0x2018 && c <= 0x201f) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x2039 ||
+    c === 0x203a ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    (c >= 0x3008 && c <= 0x3011) ||
+    c === 0xfeff ||
+    c === 0xff08 ||
+    c === 0xff09 ||
+    c === 0xff1c ||
+    c === 0xff1e
   );
 }
 
 /** Trailing characters that end a sentence rather than a value. */
-const TRAILING = /[.:!?*=]+$/;
-const LEADING = /^[*=]+(?=.)/;
+const TRAILING = /[.:!?*=…]+$/;
+/** Leading characters that are markup or a key's separator (`**bold**`, `"amount":84.2`), not the value. */
+const LEADING = /^(?:[*=]+|:(?=[\d+-]))(?=.)/;
+/** Trailing characters that end a sentence (a grouped value does not go on past them). */
+const SENTENCE_END = /[.:!?…]/;
 
 /**
  * Calls `emit` with every normalised value in `text`. `scanLimit` bounds the characters read (the
@@ -73,40 +117,232 @@ const LEADING = /^[*=]+(?=.)/;
 export function scanValues(text: string, emit: (value: string) => void, scanLimit = Number.POSITIVE_INFINITY, dir?: string): void {
   const end = Math.min(text.length, scanLimit);
   const everyWord = end <= SMALL_INPUT;
+  const groups = new Groups(text, emit);
   let start = -1;
   let marked = false;
+  let url = false;
+  let depth = 0;
   for (let i = 0; i <= end; i++) {
     const c = i < end ? text.charCodeAt(i) : SPACE;
-    // A comma between digits is a thousands separator (1,250.00), not the end of a word.
-    const separator = c === COMMA && start >= 0 && isDigit(text.charCodeAt(i - 1)) && i + 1 < end && isDigit(text.charCodeAt(i + 1));
-    if (!separator && isBreak(c)) {
-      if (start >= 0) {
-        if ((marked || everyWord) && i - start <= MAX_WORD) word(text.slice(start, i), emit, dir);
-        start = -1;
-        marked = false;
+    if (isBreak(c)) {
+      if (start < 0) continue;
+      if (i < end && keepsWord(text, c, i, end, url, depth)) {
+        if (c === LPAREN) depth++;
+        else if (c === RPAREN) depth--;
+        continue;
       }
+      const length = i - start;
+      if (length > (url ? MAX_URL : MAX_WORD)) groups.flush();
+      else if (marked || everyWord || groups.letters) {
+        const raw = text.slice(start, i);
+        const trail = TRAILING.exec(raw);
+        const w = (trail ? raw.slice(0, trail.index) : raw).replace(LEADING, "");
+        if (marked || everyWord) {
+          word(w, emit, dir);
+          // Base64 padding (an id like group:VkJ5cHIx...PQ==) is part of the value, not markup.
+          if (trail !== null && trail[0][0] === "=" && /^=+$/.test(trail[0])) word(raw.replace(LEADING, ""), emit, undefined);
+        }
+        if (marked || groups.letters) groups.add(w, start, i, trail !== null && SENTENCE_END.test(trail[0]));
+        else groups.flush();
+      } else groups.flush();
+      start = -1;
+      marked = false;
+      url = false;
+      depth = 0;
       continue;
     }
     if (start < 0) start = i;
     if (!marked && ((c >= D0 && c <= D9) || c === AT || c === DOT || c === SLASH || c === COLON)) marked = true;
+    if (c === COLON && !url && text.charCodeAt(i + 1) === SLASH && text.charCodeAt(i + 2) === SLASH) url = true;
   }
-  if (everyWord) phones(text.slice(0, end), emit);
+  groups.flush();
 }
 
-function word(raw: string, emit: (value: string) => void, dir: string | undefined): void {
-  const w = raw.replace(TRAILING, "").replace(LEADING, "");
+/**
+ * Whether a break character inside a word at `i` belongs to it: a comma or apostrophe between
+ * digits is a thousands separator (1,250.00, 1'250), an apostrophe between letters is part of the
+ * word (O'Brien); a URL keeps its own brackets (wiki/Foo_(bar)). Other commas still end a URL:
+ * `url1,url2` and CSV rows are more common than commas in a path.
+ */
+function keepsWord(text: string, c: number, i: number, end: number, url: boolean, depth: number): boolean {
+  if (c === COMMA || c === APOS || c === RSQUO || c === LSQUO) {
+    const next = i + 1 < end ? text.charCodeAt(i + 1) : SPACE;
+    const prev = text.charCodeAt(i - 1);
+    return c === COMMA ? isDigit(prev) && isDigit(next) : isAlnum(prev) && isAlnum(next);
+  }
+  if (!url) return false;
+  return c === LPAREN || (c === RPAREN && depth > 0);
+}
+
+function word(w: string, emit: (value: string) => void, dir: string | undefined): void {
   if (w.length < 2) return;
-  for (const value of normalizeValue(w)) emit(value);
+  for (const value of valueForms(w, true)) emit(value);
+  if (/['’‘]/.test(w)) {
+    // Bob's, O'Brien's: also the word without the possessive, and the parts (as words were read
+    // before an apostrophe joined them).
+    const stem = w.replace(/['’‘]s$/i, "");
+    if (stem !== w && /['’‘]/.test(stem)) for (const value of valueForms(stem, true)) emit(value);
+    for (const part of stem.split(/['’‘]/)) if (part.length >= 2) for (const value of valueForms(part, true)) emit(value);
+  }
   if (dir && !w.includes("/") && !w.includes(":") && /^[\w.@+-]+$/.test(w)) emit(normalizePath(`${dir.replace(/\/+$/, "")}/${w}`));
 }
 
-/** Phone numbers written with spaces, dashes or brackets (`+1 (555) 010-2030`) as digits. */
-function phones(text: string, emit: (value: string) => void): void {
-  const re = /\+?\d[\d ().-]{5,22}\d/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const digits = m[0].replace(/\D/g, "");
-    if (digits.length >= 7 && digits.length <= 15) emit(digits);
+/** The length of an IBAN by its country (ISO 13616 registry): where a grouped IBAN ends. */
+const IBAN_LENGTHS: ReadonlyMap<string, number> = new Map(
+  (
+    "AD24 AE23 AL28 AT20 AZ28 BA20 BE16 BG22 BH22 BI27 BR29 BY28 CH21 CR22 CY28 CZ24 DE22 DJ27 DK18 DO28 EE20 EG29 ES24 FI18 FK18 FO18 " +
+    "FR27 GB22 GE22 GI23 GL18 GR27 GT28 HN28 HR21 HU28 IE22 IL23 IQ23 IS26 IT27 JO30 KW30 KZ20 LB28 LC32 LI21 LT20 LU20 LV21 LY25 MC27 " +
+    "MD24 ME22 MK19 MN20 MR27 MT31 MU30 NI28 NL18 NO15 OM23 PK24 PL28 PS29 PT25 QA29 RO24 RS22 RU33 SA24 SC31 SD18 SE24 SI19 SK24 SM27 " +
+    "SO23 ST25 SV28 TL23 TN24 TR26 UA29 VA22 VG24 XK20 YE30"
+  )
+    .split(" ")
+    .map((entry) => [entry.slice(0, 2), Number(entry.slice(2))]),
+);
+
+const IBAN_START = /^[A-Za-z]{2}\d{2}$/;
+const IBAN_GROUP = /^[A-Za-z0-9]{1,4}$/;
+/** A group of a number written with spaces or brackets: digits, dashes between them (010-2030). */
+const DIGIT_GROUP = /^\d+(?:-\d+)*$/;
+const THOUSANDS_LAST = /^\d{3}(?:[.,]\d{1,2})?$/;
+
+/**
+ * Joins values written as groups of words, as the scanner passes them: an IBAN in groups of four
+ * (from `CC00` to its country's length) and numbers in groups of digits (cards, accounts, phone
+ * numbers with brackets, amounts with space as the thousands separator). Each run emits at most
+ * two values, so a large input costs no more than its words.
+ */
+class Groups {
+  private readonly text: string;
+  private readonly emit: (value: string) => void;
+  /** 0: none, 1: an IBAN, 2: digit groups. */
+  private kind: 0 | 1 | 2 = 0;
+  private parts: string[] = [];
+  private lastEnd = 0;
+  private phone = false;
+  private bracketed = false;
+  private decimal = false;
+  private closed = false;
+  private dead = false;
+  private digits = 0;
+  private singles = 0;
+
+  constructor(text: string, emit: (value: string) => void) {
+    this.text = text;
+    this.emit = emit;
   }
+
+  /** A run that words without digits can continue (an IBAN's letter groups). */
+  get letters(): boolean {
+    return this.kind === 1;
+  }
+
+  /** The next word (`w`, sentence punctuation stripped) at `start..end`; `ended`: a sentence ended after it. */
+  add(w: string, start: number, end: number, ended: boolean): void {
+    if (this.kind !== 0 && this.continues(w, start)) {
+      this.lastEnd = end;
+      if (ended) this.flush();
+      return;
+    }
+    this.flush();
+    if (ended) return;
+    const c = w.charCodeAt(0);
+    if (w.length === 4 && !isDigit(c) && IBAN_START.test(w)) {
+      this.kind = 1;
+      this.parts = [w];
+    } else {
+      // Only a number (or a currency sign before one) starts a run of digit groups.
+      if (!isDigit(c) && c !== 43 && (c < 128 || !SYMBOLS.includes(w[0]))) return;
+      const digitsOnly = isDigit(c) && isDigit(w.charCodeAt(w.length - 1));
+      if (digitsOnly && !DIGIT_GROUP.test(w)) return;
+      const first = digitsOnly ? { number: w, prefix: false, suffix: false } : bareAmount(w);
+      const lead = first.number.startsWith("+") ? first.number.slice(1) : first.number;
+      if (first.suffix || !DIGIT_GROUP.test(lead)) return;
+      this.kind = 2;
+      this.parts = [lead];
+      this.phone = first.number.startsWith("+");
+      this.bracketed = false;
+      this.decimal = false;
+      this.closed = false;
+      this.dead = false;
+      this.digits = countDigits(lead);
+      this.singles = lead.length === 1 ? 1 : 0;
+    }
+    this.lastEnd = end;
+  }
+
+  private continues(w: string, start: number): boolean {
+    const gap = start - this.lastEnd;
+    if (gap < 1 || gap > 3) return false;
+    if (this.kind === 1) {
+      if (gap !== 1 || !isGroupSpace(this.text.charCodeAt(this.lastEnd))) return false;
+      if (!IBAN_GROUP.test(w) || this.parts[this.parts.length - 1].length !== 4 || this.parts.length >= 9) return false;
+      this.parts.push(w);
+      return true;
+    }
+    // A digit group starts with a digit.
+    if (!isDigit(w.charCodeAt(0))) return false;
+    let brackets = false;
+    for (let k = this.lastEnd; k < start; k++) {
+      const g = this.text.charCodeAt(k);
+      if (g === LPAREN || g === RPAREN) brackets = true;
+      else if (!isGroupSpace(g)) return false;
+    }
+    if (this.closed) return false;
+    const next = isDigit(w.charCodeAt(w.length - 1)) && DIGIT_GROUP.test(w) ? { number: w, prefix: false, suffix: false } : bareAmount(w);
+    if (next.prefix) return false;
+    // +44 (0) 20 7946 0958: the trunk prefix in brackets is not dialled from abroad.
+    if (this.phone && brackets && next.number === "0" && this.parts.length === 1) {
+      this.bracketed = true;
+      return true;
+    }
+    if (DIGIT_GROUP.test(next.number)) {
+      this.digits += countDigits(next.number);
+      if (next.number.length === 1) this.singles++;
+      // A longer run is a table of numbers, not one value: it is read to its end and adds nothing.
+      if (this.parts.length >= MAX_GROUPS || this.digits > MAX_GROUPED_DIGITS) this.dead = true;
+    } else if (THOUSANDS_LAST.test(next.number)) {
+      this.decimal = true;
+      this.closed = true;
+    } else return false;
+    // An amount's currency after it ends the value (1 250,00 €).
+    if (next.suffix) this.closed = true;
+    if (brackets) this.bracketed = true;
+    if (!this.dead) this.parts.push(next.number);
+    return true;
+  }
+
+  flush(): void {
+    const { kind, parts } = this;
+    this.kind = 0;
+    if (kind === 0 || parts.length < 2 || (kind === 2 && this.dead)) return;
+    if (kind === 1) {
+      let joined = parts[0];
+      const length = IBAN_LENGTHS.get(parts[0].slice(0, 2).toUpperCase());
+      for (let k = 1; k < parts.length && joined.length !== length; k++) joined += parts[k];
+      if (joined.length >= 15 && joined.length <= 34) this.emit(joined.toLowerCase());
+      return;
+    }
+    // An amount with spaces between its thousands: 1 250 000, 1 250,00.
+    if (!this.bracketed && !this.phone && /^\d{1,3}$/.test(parts[0]) && parts.slice(1).every((p) => THOUSANDS_LAST.test(p))) {
+      const last = parts.length - 1;
+      const ok = parts.every((p, k) => k === last || k === 0 || /^\d{3}$/.test(p));
+      if (ok) for (const form of numberForms(parts.join(""), true) ?? []) this.emit(form);
+    }
+    // Single digits in a row are counts, not a number's groups (a phone's country code has its +).
+    if (this.decimal || (this.singles > 1 && !this.phone && !this.bracketed)) return;
+    const digits = parts.join("").replace(/\D/g, "");
+    const max = this.phone || this.bracketed ? MAX_PHONE_DIGITS : MAX_GROUPED_DIGITS;
+    if (this.digits >= MIN_GROUPED_DIGITS && this.digits <= max) {
+      this.emit(digits);
+      if (digits.startsWith("00") && digits.length - 2 >= MIN_GROUPED_DIGITS) this.emit(digits.slice(2));
+    }
+  }
+}
+
+function countDigits(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) if (isDigit(s.charCodeAt(i))) n++;
+  return n;
 }
 
 /** `./a/b` and `a/b/` are `a/b`; repeated slashes fold. */
@@ -122,12 +358,171 @@ export function normalizePath(path: string): string {
  * contains (a URL's host, an e-mail address's canonical form, a number without separators).
  */
 export function normalizeValue(value: string): string[] {
+  return valueForms(value, false);
+}
+
+/** Currency symbols written before or after an amount. */
+const SYMBOLS = "$€£¥₹₩₽₺₴₪฿₫₦₱₲₵₡₭₮₸₼₾¢₿￥＄￡";
+/**
+ * Currency codes (ISO 4217, the common ones that are not also words or names: no TRY, PHP, ETH, PEN,
+ * COP, MAD, RUB), before or after an amount; local abbreviations (kr, zł) after it.
+ */
+const CODES =
+  "usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|nzd|sek|nok|dkk|isk|pln|czk|huf|ron|bgn|rsd|uah|ils|aed|sar|qar|kwd|inr|pkr|idr|myr|sgd|hkd|twd|krw|thb|vnd|brl|mxn|ars|clp|zar|ngn|kes|egp|btc";
+const CURRENCY_PREFIX = new RegExp(`^(?:[a-z]{1,3}\\$|[${SYMBOLS}]|(?:${CODES})(?![a-z]))[\\s\\u00a0\\u202f]?`, "i");
+const CURRENCY_SUFFIX = new RegExp(`[\\s\\u00a0\\u202f]?(?:[${SYMBOLS}]|(?:${CODES}|kr|zł|kč|lei)\\.?)$`, "i");
+/** German and Dutch round amounts: `84,-`, `84.–`. */
+const ROUND = /[.,][-–]{1,2}$/;
+const SIGN = /^[+\-−]/;
+/** What a number is written with: digits, a sign, separators. */
+const NUMBER_CHARS = /^[+\-−]?[\d.,'’ \u00a0\u202f]+$/;
+
+/**
+ * An amount's number without its currency and sign marks: `€84.20` → `84.20`, `-€5` → `-5`,
+ * `84,20 EUR` → `84,20`. `prefix`/`suffix` say whether a currency was found on that side.
+ */
+function bareAmount(value: string): { number: string; prefix: boolean; suffix: boolean } {
+  let v = value;
+  let sign = "";
+  if (SIGN.test(v)) {
+    sign = v[0] === "+" ? "+" : "-";
+    v = v.slice(1);
+  }
+  let prefix = false;
+  let suffix = false;
+  const p = isDigit(v.charCodeAt(0)) ? null : CURRENCY_PREFIX.exec(v);
+  if (p && p[0].length < v.length) {
+    v = v.slice(p[0].length);
+    prefix = true;
+    if (!sign && SIGN.test(v)) {
+      sign = v[0] === "+" ? "+" : "-";
+      v = v.slice(1);
+    }
+  }
+  if (!prefix && !isDigit(v.charCodeAt(v.length - 1))) {
+    // Only the end can be a currency: the regex reads the last few characters, not the whole word.
+    const tail = v.slice(-6);
+    const s = CURRENCY_SUFFIX.exec(tail);
+    const at = s ? v.length - tail.length + s.index : -1;
+    if (s && at > 0 && isDigit(v.charCodeAt(at - 1))) {
+      v = v.slice(0, at);
+      suffix = true;
+    }
+  }
+  if (ROUND.test(v)) v = v.replace(ROUND, "");
+  return { number: sign + v, prefix, suffix };
+}
+
+/**
+ * The canonical forms of a number written any common way: `1,250.00`, `1.250,00`, `1'250`, `84,20`,
+ * `0.50`; an integer without leading zeros, a fraction without trailing zeros, `-` kept. A lone
+ * separator before three digits is ambiguous (`1,250` is 1250 in English, 1.25 in German): the
+ * first form is the reading of a program (a comma groups, a dot is the decimal point); text also
+ * gets the other reading, and the magnitude of a negative amount (a statement's `-84.20`, `-€5`).
+ * Undefined when `s` is not a number (a date, a version, an IP address, a list).
+ */
+function numberForms(s: string, text: boolean, money = false): string[] | undefined {
+  if (!NUMBER_CHARS.test(s)) return undefined;
+  let v = s;
+  let negative = false;
+  if (SIGN.test(v)) {
+    negative = v[0] !== "+";
+    v = v.slice(1);
+  }
+  if (!/^\d|^[.,]\d/.test(v) || !/\d$/.test(v)) return undefined;
+  let int: string;
+  let frac = "";
+  let alternate: [string, string] | undefined;
+  if (/['’ \u00a0\u202f]/.test(v)) {
+    // Apostrophes and spaces only group thousands (1'250.00, 1 250,00).
+    const m = /^(\d{1,3}(?:['’ \u00a0\u202f]\d{3})+)(?:[.,](\d+))?$/.exec(v);
+    if (!m) return undefined;
+    int = m[1].replace(/\D/g, "");
+    frac = m[2] ?? "";
+  } else {
+    const dot = v.lastIndexOf(".");
+    const comma = v.lastIndexOf(",");
+    if (dot >= 0 && comma >= 0) {
+      const decimal = dot > comma ? "." : ",";
+      const group = decimal === "." ? "," : ".";
+      const at = Math.max(dot, comma);
+      int = v.slice(0, at);
+      frac = v.slice(at + 1);
+      if (!/^\d+$/.test(frac) || !groupedBy(int, group)) return undefined;
+      int = int.split(group).join("");
+    } else if (dot >= 0 || comma >= 0) {
+      const sep = dot >= 0 ? "." : ",";
+      const parts = v.split(sep);
+      if (parts.length > 2) {
+        // 1,234,567 or 1.234.567; 1.2.3 and 10.0.0.1 are not numbers.
+        if (!groupedBy(v, sep)) return undefined;
+        int = parts.join("");
+      } else {
+        [int, frac] = parts;
+        if (!/^\d*$/.test(int) || !/^\d+$/.test(frac)) return undefined;
+        if (frac.length === 3 && /^[1-9]\d{0,2}$/.test(int)) {
+          // 1,250 / 1.250: one reading for programs, both for text.
+          const grouped: [string, string] = [int + frac, ""];
+          const decimal: [string, string] = [int, frac];
+          if (sep === ",") {
+            [int, frac] = grouped;
+            alternate = decimal;
+          } else alternate = grouped;
+        }
+      }
+    } else {
+      if (!/^\d+$/.test(v)) return undefined;
+      int = v;
+    }
+  }
+  const primary = canonical(int, frac, negative);
+  const out = [primary];
+  if (text) {
+    if (alternate) out.push(canonical(alternate[0], alternate[1], negative));
+    // A statement's -84.20 is the amount 84.20; a negative id (a Telegram group, -100...) is not a user's id.
+    if (negative && (money || frac !== "") && primary !== "0") {
+      out.push(primary.slice(1));
+      if (alternate) out.push(canonical(alternate[0], alternate[1], false));
+    }
+  }
+  return out;
+}
+
+/** `1,234,567` grouped by `,`: a first group of 1-3 digits, then groups of exactly 3. */
+function groupedBy(int: string, sep: string): boolean {
+  const parts = int.split(sep);
+  if (!/^\d{1,3}$/.test(parts[0]) && !(parts.length === 1 && /^\d+$/.test(parts[0]))) return false;
+  for (let k = 1; k < parts.length; k++) if (!/^\d{3}$/.test(parts[k])) return false;
+  return true;
+}
+
+function canonical(int: string, frac: string, negative: boolean): string {
+  const i = int.replace(/^0+(?=\d)/, "") || "0";
+  const f = frac.replace(/0+$/, "");
+  const n = f ? `${i}.${f}` : i;
+  return negative && n !== "0" ? `-${n}` : n;
+}
+
+/** A number with spaces, dashes, dots or brackets and no other text: a phone, card or account number. */
+const PHONE_LIKE = /^\+?\(?\d[\d\s().\-\u00a0]*$/;
+const IBAN_LIKE = /^[a-z]{2}\d{2}(?:[\s\u00a0-]?[a-z0-9]){11,30}$/i;
+const EMAIL = /^[^@\s<>:]+@[^@\s<>]+\.[a-z]{2,}$/;
+
+/**
+ * The forms of one value. `text`: the value was read from text, so the readings an argument cannot
+ * tell apart are added (an ambiguous separator, a negative amount's magnitude, a comma list's items).
+ */
+function valueForms(value: string, text: boolean): string[] {
   const v = value.trim();
   if (!v) return [];
+  if (/^\d{1,15}$/.test(v)) {
+    // The common case first: a plain number.
+    const n = canonical(v, "", false);
+    return n.length === v.length || v.length < MIN_GROUPED_DIGITS ? [n] : [n, v];
+  }
   const lower = v.toLowerCase();
   const out: string[] = [];
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//.exec(lower);
-  if (scheme) {
+  if (lower.includes("://") && /^[a-z][a-z0-9+.-]*:\/\//.test(lower)) {
     const url = normalizeUrl(v);
     if (url) {
       out.push(url.url);
@@ -135,38 +530,75 @@ export function normalizeValue(value: string): string[] {
       return out;
     }
   }
-  if (lower.startsWith("mailto:")) return normalizeValue(v.slice(7));
-  if (/^[^@\s]+@[^@\s]+\.[a-z]{2,}$/.test(lower)) {
+  if (lower.includes(":")) {
+    if (lower.startsWith("mailto:")) return valueForms(v.slice(7).replace(/\?.*$/, ""), text);
+    if (/^(?:tel|sms|callto):/.test(lower)) return valueForms(v.slice(v.indexOf(":") + 1), text);
+  }
+  if (lower.includes("@")) {
+    if (EMAIL.test(lower)) return [lower];
+    // An address with a label in front: to:bob@example.com.
+    const labelled = /^[a-z][\w-]{0,15}:([^@\s:/<>]+@[^@\s<>]+\.[a-z]{2,})$/.exec(lower);
+    if (labelled) return [lower, labelled[1]];
+  }
+  if (!/\d/.test(v)) return plainForms(v, lower, text);
+  const amount = bareAmount(v);
+  if (amount.prefix || amount.suffix || amount.number !== v) {
+    const forms = numberForms(amount.number, text, amount.prefix || amount.suffix);
+    if (forms) {
+      // A code written on the number (EUR385) may also be a name: keep the word too.
+      if (/[a-z]/i.test(v) && !/\s/.test(v)) forms.push(lower);
+      return forms;
+    }
+  }
+  const numeric = numberForms(v, text);
+  if (numeric) {
+    out.push(...numeric);
+    // Leading zeros are part of a phone or account number (0612345678).
+    const digits = v.replace(/\D/g, "");
+    if (!/[.,]/.test(v) && digits.length >= MIN_GROUPED_DIGITS && digits !== numeric[0].replace(/^-/, "")) out.push(digits);
+    if (text && /^\d+(?:,\d+)+$/.test(v) && !/^\d+,\d{1,2}$/.test(v) && !groupedBy(v, ",")) {
+      // 4412,4413 may be a list of numbers as well.
+      for (const item of v.split(",")) if (item.length >= 2) out.push(canonical(item, "", false));
+    }
+    return out;
+  }
+  if (PHONE_LIKE.test(v) && /\d$/.test(v)) {
+    const digits = v.replace(/\D/g, "");
+    if (digits.length >= MIN_GROUPED_DIGITS) {
+      out.push(digits);
+      // 0031 6 ... is +31 6 ...
+      if (digits.startsWith("00") && digits.length - 2 >= MIN_GROUPED_DIGITS) out.push(digits.slice(2));
+      return out;
+    }
     out.push(lower);
     return out;
   }
-  if (/^[+\d][\d ,().-]*$/.test(v)) {
-    const digits = v.replace(/\D/g, "");
-    // A number: 1,234.50 and 1234.5 are the same amount.
-    const numeric = /^[+-]?[\d,]*\.?\d+$/.test(v) ? canonicalNumber(v) : undefined;
-    if (numeric !== undefined) out.push(numeric);
-    if (digits.length >= 7) out.push(digits);
-    if (out.length === 0 && digits) out.push(digits);
+  if (IBAN_LIKE.test(v)) {
+    // IBAN-like: spaces and dashes carry no meaning.
+    out.push(lower.replace(/[\s\u00a0-]+/g, ""));
     return out;
   }
-  if (/^[a-z]{2}\d{2}[a-z0-9 ]{10,40}$/i.test(v)) {
-    // IBAN-like: spaces carry no meaning.
-    out.push(lower.replace(/\s+/g, ""));
-    return out;
-  }
-  if (v.includes("/") || v.startsWith("~")) {
-    out.push(normalizePath(v).toLowerCase());
-    return out;
-  }
-  out.push(lower.startsWith("www.") && lower.length > 6 ? lower.slice(4) : lower);
-  return out;
+  return plainForms(v, lower, text);
 }
 
-function canonicalNumber(v: string): string | undefined {
-  const plain = v.replace(/,/g, "").replace(/^\+/, "");
-  const n = Number(plain);
-  if (!Number.isFinite(n)) return undefined;
-  return String(n);
+/** The forms of a value that is no number, address or account: a path, a host, a word. */
+function plainForms(v: string, lower: string, text: boolean): string[] {
+  const out: string[] = [];
+  if (v.includes("/") || v.startsWith("~")) {
+    const path = normalizePath(v).toLowerCase();
+    out.push(path);
+    // A URL written without its scheme (example.com/pricing) names its host.
+    const host = /^(?:www\.)?((?:[a-z0-9-]+\.)+[a-z]{2,})(?::\d+)?\//.exec(path);
+    if (host && text) out.push(host[1]);
+    return out;
+  }
+  const word = lower.includes("’") || lower.includes("‘") ? lower.replace(/[’‘]/g, "'") : lower;
+  out.push(word.startsWith("www.") && word.length > 6 ? word.slice(4) : word);
+  if (text && /^[\d,]+$/.test(v) && v.includes(",")) {
+    // A list of numbers (1,2,3): its items.
+    for (const item of v.split(",")) if (item.length >= 2) out.push(canonical(item, "", false));
+  }
+  return out;
 }
 
 /** A URL without fragment, default port or trailing slash; its host without `www.`. */
@@ -187,20 +619,64 @@ export function normalizeUrl(raw: string): { url: string; host?: string } | unde
 }
 
 /**
- * The forms of an argument's value to look up. Whole values first (a multi-word recipient is also
- * checked word by word: every word must be endorsed), then the more specific forms.
+ * The forms of an argument's value to look up. Whole values first, then the more specific forms.
+ * A value of several words that is no number, address or account (a person's name) is also
+ * checked word by word, and a list of addresses (`Bob <bob@example.com>, eve@example.org`) address
+ * by address: every word or address must be endorsed.
  */
 export function argumentForms(value: string): { whole: string[]; words: string[][] } {
   const v = value.trim();
-  const whole = normalizeValue(v);
   const words: string[][] = [];
-  if (/\s/.test(v) && v.length <= MAX_WORD && !/^[+\d][\d ().-]*$/.test(v)) {
+  if (v.includes("@") && /[<,;]/.test(v) && v.length <= MAX_URL) {
+    const entries = addressList(v);
+    if (entries.length === 1) return { whole: normalizeValue(entries[0]), words };
+    if (entries.length > 1) {
+      for (const entry of entries) {
+        const forms = normalizeValue(entry);
+        if (forms.length) words.push(forms);
+      }
+      return { whole: [], words };
+    }
+  }
+  const whole = normalizeValue(v);
+  if (/\s/.test(v) && v.length <= MAX_WORD && !structured(v)) {
     for (const part of v.split(/\s+/)) {
       const forms = normalizeValue(part.replace(TRAILING, ""));
       if (forms.length) words.push(forms);
     }
   }
   return { whole, words };
+}
+
+/** A value whose spaces are only grouping: a phone, card or IBAN, an amount with its currency. */
+function structured(v: string): boolean {
+  if (PHONE_LIKE.test(v) || IBAN_LIKE.test(v) || numberForms(v, false) !== undefined) return true;
+  const amount = bareAmount(v);
+  return (amount.prefix || amount.suffix) && numberForms(amount.number, false) !== undefined;
+}
+
+/**
+ * The addresses of a recipient list: split at commas and semicolons outside quotes, each entry
+ * reduced to its `<address>` when it has one. Empty when an entry has no address (not a list).
+ */
+function addressList(v: string): string[] {
+  const entries: string[] = [];
+  let quoted = false;
+  let from = 0;
+  for (let i = 0; i <= v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === QUOTE) quoted = !quoted;
+    if (i === v.length || (!quoted && (c === COMMA || c === SEMI))) {
+      const entry = v.slice(from, i).trim();
+      from = i + 1;
+      if (!entry) continue;
+      const angle = /<([^<>\s]+@[^<>\s]+)>$/.exec(entry);
+      const address = angle ? angle[1] : entry;
+      if (!EMAIL.test(address.toLowerCase()) && !address.toLowerCase().startsWith("mailto:")) return [];
+      entries.push(address);
+    }
+  }
+  return entries;
 }
 
 /**
