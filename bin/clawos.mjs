@@ -9,9 +9,9 @@
 // patch-host applies the patch shipped in ../patches/openclaw+<version>.patch (made with
 // patch-package) to the installed OpenClaw so that every tool call runs those hooks.
 // Host detection (versions, wiring, where OpenClaw is installed) comes from the plugin's own
-// module, src/host/legacy-host.ts: from the sources where Node strips types (a checkout), from the
-// built package (dist/) otherwise.
-import { execFileSync } from "node:child_process";
+// modules, src/host/legacy-host.ts and src/host/npm-global-root.ts: from the sources where Node
+// strips types (a checkout), from the built package (dist/) otherwise. Nothing here starts a
+// process: npm's global root is worked out the way npm does, not by running npm.
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, resolve, sep } from "node:path";
@@ -30,11 +30,12 @@ const {
   safeRealpath,
   walkUp,
   wiringOf,
-} = await loadHostDetection();
+} = await loadHostDetection("legacy-host");
+const { currentNpmGlobalRoot } = await loadHostDetection("npm-global-root");
 
-async function loadHostDetection() {
+async function loadHostDetection(module) {
   try {
-    return fromSources ? await import("../src/host/legacy-host.ts") : await import("../dist/src/host/legacy-host.js");
+    return fromSources ? await import(`../src/host/${module}.ts`) : await import(`../dist/src/host/${module}.js`);
   } catch (err) {
     process.stderr.write(
       `clawos: cannot load its host detection module (${err.message}). In a checkout, run \`npm run build\` first or use Node 22.18 or newer.\n`,
@@ -106,18 +107,8 @@ function fromCwd(cwd) {
 }
 
 function fromGlobalNpm() {
-  try {
-    const root = execFileSync("npm", ["root", "-g"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-      shell: process.platform === "win32",
-      timeout: 30_000,
-    }).trim();
-    const candidate = join(root, "openclaw");
-    return root && isOpenClawPackageDir(candidate) ? candidate : undefined;
-  } catch {
-    return undefined;
-  }
+  const candidate = join(currentNpmGlobalRoot(), "openclaw");
+  return isOpenClawPackageDir(candidate) ? candidate : undefined;
 }
 
 function locateOpenClaw(explicit) {

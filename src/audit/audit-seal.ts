@@ -44,11 +44,14 @@ export class AuditSeal {
   private readonly file: string;
   private readonly fd: number;
   private readonly now: () => number;
+  /** Checks only, never writes the seal (the operator CLI's `verify`, with the gateway stopped). */
+  private readonly readOnly: boolean;
 
-  constructor(file: string, fd: number, now: () => number = Date.now) {
+  constructor(file: string, fd: number, now: () => number = Date.now, options: { readOnly?: boolean } = {}) {
     this.file = file;
     this.fd = fd;
     this.now = now;
+    this.readOnly = options.readOnly === true;
     this.sealFile = `${file}.seal`;
     const stat = fstatSync(fd);
     this.size = stat.size;
@@ -65,7 +68,7 @@ export class AuditSeal {
 
   /** Writes the seal when it is due (or now, when `force`): after the existing log was hashed. */
   seal(force = false): void {
-    if (!this.hash || this.pending) return;
+    if (!this.hash || this.pending || this.readOnly) return;
     const at = this.now();
     if (!force && at - this.lastSealAt < SEAL_EVERY_MS) return;
     this.lastSealAt = at;

@@ -116,7 +116,7 @@ export function auditStateDir(stateDir: string, env: NodeJS.ProcessEnv = process
   return join(home, ".openclaw");
 }
 
-function auditFileFor(config: ClawosConfig, inputs: RuntimeInputs): string {
+export function auditFileFor(config: ClawosConfig, inputs: RuntimeInputs): string {
   return config.audit.file
     ? expandPath(config.audit.file, inputs.stateDir, inputs.resolvePath)
     : join(clawosHome(auditStateDir(inputs.stateDir)), "audit.jsonl");
@@ -129,7 +129,7 @@ function failClosedConfig(): ClawosConfig {
   return result.config;
 }
 
-function sessionsDirFor(config: ClawosConfig, inputs: RuntimeInputs): string {
+export function sessionsDirFor(config: ClawosConfig, inputs: RuntimeInputs): string {
   return config.state.dir ? expandPath(config.state.dir, inputs.stateDir, inputs.resolvePath) : join(clawosHome(inputs.stateDir), "sessions");
 }
 

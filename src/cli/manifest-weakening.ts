@@ -1,0 +1,80 @@
+import type { Manifest } from "../policy/manifest-schema.ts";
+import type { ManifestEntry } from "../policy/manifests.ts";
+import { trustRank } from "../taint/trust.ts";
+
+/**
+ * What an operator's manifest takes away from the built-in one it replaces (an operator manifest of
+ * the same tool or alias wins over the built-in): a lower input trust floor, results that count as
+ * more trusted (command output marked `owner`), capabilities, arguments or modes it no longer
+ * declares, provenance decisions turned on. Pure: manifests in, words out.
+ */
+
+export interface ManifestWeakening {
+  readonly tool: string;
+  /** Where the operator's manifest comes from (file, or `config manifests[i]`). */
+  readonly source: string;
+  readonly builtinSource: string;
+  readonly changes: readonly string[];
+  /** The results of the tool now count as more trusted than the built-in says: injected text in them is no longer caught. */
+  readonly raisesOutputTrust: boolean;
+}
+
+function names(m: Manifest): string[] {
+  return [m.tool, ...(m.aliases ?? [])];
+}
+
+function missing(before: readonly string[], after: readonly string[]): string[] {
+  const now = new Set(after);
+  return before.filter((x) => !now.has(x));
+}
+
+/** The weakenings of one operator manifest against the built-in it replaces. */
+export function manifestChanges(builtin: Manifest, operator: Manifest): { changes: string[]; raisesOutputTrust: boolean } {
+  const changes: string[] = [];
+  if (trustRank(operator.minInputTrust) < trustRank(builtin.minInputTrust)) {
+    changes.push(`minInputTrust ${builtin.minInputTrust} → ${operator.minInputTrust} (calls are allowed at lower input trust)`);
+  }
+  const raisesOutputTrust =
+    trustRank(operator.outputTrust) > trustRank(builtin.outputTrust) ||
+    (builtin.provenance?.output !== undefined &&
+      builtin.provenance.output !== "declared" &&
+      (operator.provenance?.output ?? "declared") === "declared" &&
+      trustRank(operator.outputTrust) > trustRank("untrusted"));
+  if (raisesOutputTrust) {
+    changes.push(
+      `outputTrust ${builtin.outputTrust}${builtin.provenance?.output && builtin.provenance.output !== "declared" ? ` (by ${builtin.provenance.output})` : ""} → ${operator.outputTrust} (its results no longer lower a session; instructions injected into them are not caught)`,
+    );
+  }
+  const caps = missing(builtin.capabilities, operator.capabilities);
+  if (caps.length) changes.push(`no longer declares ${caps.join(", ")}`);
+  const args = missing(
+    (builtin.arguments ?? []).map((a) => a.at),
+    (operator.arguments ?? []).map((a) => a.at),
+  );
+  if (args.length) changes.push(`no longer declares the arguments ${args.join(", ")} (what they touch is not checked)`);
+  const modes = (builtin.modes ?? []).length - (operator.modes ?? []).length;
+  if (modes > 0) changes.push(`declares ${modes} fewer mode${modes === 1 ? "" : "s"} (more powerful uses of the tool are not told apart)`);
+  if (builtin.provenance?.decisions === false && operator.provenance?.decisions !== false && (operator.arguments ?? []).length > 0) {
+    changes.push("provenance decisions turned on (calls below the trust floor are allowed when their arguments came from trusted input)");
+  }
+  return { changes, raisesOutputTrust };
+}
+
+/**
+ * Every operator manifest that replaces a built-in one and weakens it. `builtins` are the manifests
+ * shipped with ClawOS; `operator` the operator's (manifestDirs and inline), in load order.
+ */
+export function manifestWeakenings(builtins: readonly ManifestEntry[], operator: readonly ManifestEntry[]): ManifestWeakening[] {
+  const byName = new Map<string, ManifestEntry>();
+  for (const entry of builtins) for (const name of names(entry.manifest)) byName.set(name, entry);
+  const out: ManifestWeakening[] = [];
+  for (const entry of operator) {
+    const builtin = names(entry.manifest)
+      .map((name) => byName.get(name))
+      .find((b) => b !== undefined);
+    if (!builtin) continue;
+    const { changes, raisesOutputTrust } = manifestChanges(builtin.manifest, entry.manifest);
+    if (changes.length) out.push({ tool: entry.manifest.tool, source: entry.source, builtinSource: builtin.source, changes, raisesOutputTrust });
+  }
+  return out;
+}
