@@ -186,11 +186,12 @@ export const ConfigSchema = Type.Object(
           description: "Distinct values (addresses, URLs, paths, ids) remembered per session, with the trust of the input they came from.",
         }),
         scanBytes: Type.Integer({
-          default: 1048576,
+          default: 262144,
           minimum: 1024,
           maximum: 67108864,
           title: "Characters read per input",
-          description: "How much of one message or tool result is read for values; a value beyond it is unknown.",
+          description:
+            "How much of one message or tool result is read for values (256 KB keeps observing even a 1 MB result near 2 ms); a value beyond it is unknown, and an unknown recipient, URL or id blocks.",
         }),
         unknown: Type.Object(
           Object.fromEntries(
