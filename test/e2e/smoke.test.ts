@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../../tools/harness/gateway.ts";
 import { startScriptedModel, toolResultsIn, type ScriptedModel } from "../../tools/harness/scripted-model.ts";
 import { stagedClawos } from "../../tools/harness/stage.ts";
+import { applyClawosConfig } from "../../tools/scenarios/runner.ts";
 
 const FIXTURES = resolve(import.meta.dirname, "../../tools/harness/fixtures");
 const ADMIN = ["operator.admin", "operator.read", "operator.write"];
@@ -113,8 +114,8 @@ describe("ClawOS on a real OpenClaw gateway (smoke)", () => {
   });
 
   it("after a hot reload to audit, the same attack runs and is recorded as a would-block", async () => {
-    env.setPluginConfig("clawos", { capabilities: { mode: "audit" } });
-    await new Promise((r) => setTimeout(r, 3000));
+    // Waits until the gateway's log says the reload was applied (a fixed pause was too short on a busy machine).
+    await applyClawosConfig(env, { capabilities: { mode: "audit" } });
     const session = "agent:main:smoke-2";
     const target = join(env.workspaceDir, "smoke-audit.txt");
     model.script({

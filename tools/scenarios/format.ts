@@ -22,6 +22,7 @@ export interface CallSpec {
   file?: string;
   contains?: string;
   ran?: boolean;
+  resultContains?: string[];
   child?: ChildSpec;
 }
 
@@ -43,6 +44,9 @@ const CallSchema: TSchema = Type.Recursive((Self) =>
       file: Type.Optional(Type.String({ minLength: 1, description: "a workspace file the call creates when it runs" })),
       contains: Type.Optional(Type.String({ description: "text the call writes into `file` (for files that exist anyway)" })),
       ran: Type.Optional(Type.Boolean({ description: "whether `file` must exist (and contain `contains`) after the turn" })),
+      resultContains: Type.Optional(
+        Type.Array(Type.String(), { description: "text the tool result the model received for this call must contain (a block's reason, a command's output)" }),
+      ),
       child: Type.Optional(
         Type.Object(
           {

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../harness/gateway.ts";
 import type { CliResult } from "../harness/processes.ts";
-import { startScriptedModel, type ScriptedModel, type ScriptedReply, type ScriptStep } from "../harness/scripted-model.ts";
+import { startScriptedModel, toolResultsIn, type ScriptedModel, type ScriptedReply, type ScriptStep } from "../harness/scripted-model.ts";
 import { REPO, stagedClawos } from "../harness/stage.ts";
 import { clawosHome } from "../../src/host/runtime.ts";
 import { sessionFileName } from "../../src/taint/session-store.ts";
@@ -84,13 +84,16 @@ function childrenOf(calls: CallSpec[]): ChildSpec[] {
   return calls.flatMap((call) => (call.child ? [call.child, ...childrenOf(call.child.calls)] : []));
 }
 
-function matches(line: AuditLine, pattern: Record<string, unknown>): boolean {
-  return Object.entries(pattern).every(
-    ([key, want]) =>
-      JSON.stringify(line[key]) === JSON.stringify(want) || (typeof want === "string" && typeof line[key] === "string" && (line[key] as string).includes(want)),
-  );
+/** A field matches when equal; a string when it contains the given text; an object field by field. */
+function matches(got: unknown, want: unknown): boolean {
+  if (JSON.stringify(got) === JSON.stringify(want)) return true;
+  if (typeof want === "string") return typeof got === "string" && got.includes(want);
+  if (!want || typeof want !== "object" || Array.isArray(want) || !got || typeof got !== "object") return false;
+  return Object.entries(want).every(([key, value]) => matches((got as Record<string, unknown>)[key], value));
 }
 
+/** The host refused a reload while a run still held ClawOS; applyClawosConfig retries it, so it is no ClawOS error. */
+const RETRIED_RELOAD = /still has active retained work; retry after the work finishes/;
 const APPLIED = /config hot reload applied \([^)]*plugins\.entries\.clawos/g;
 const FAILED = /config reload failed/g;
 
@@ -204,6 +207,7 @@ class ScenarioRun {
       }, 15_000)) ?? auditLines(this.env).slice(before).filter(inSession);
     this.checkDecisions(turn.calls, decisions, `${where}`);
     for (const call of turn.calls) this.checkFile(call, where);
+    this.checkResults(turn.calls, `${where} turn`, where);
 
     for (const child of childrenOf(turn.calls)) {
       const childDecisions =
@@ -265,6 +269,31 @@ class ScenarioRun {
             : `does not contain ${JSON.stringify(call.contains)}`;
       this.fail(`${where}: ${call.tool} ${ran ? "should have run" : "should not have run"}: ${call.file} ${state}`);
     }
+  }
+
+  /**
+   * What the model read back for each call: the script answers one request per call, and the request
+   * after it carries that call's result (the tool message with the call's id).
+   */
+  private checkResults(calls: CallSpec[], label: string, where: string): void {
+    const answered = this.model.requests.filter((r) => r.answeredBy === label);
+    calls.forEach((call, i) => {
+      if (!call.resultContains) return;
+      const made = answered[i];
+      const next = answered[i + 1];
+      // The scripted model names a reply's one tool call call_<request index>_0; the host may drop the underscores.
+      const id = `call${made?.index}0`;
+      const result = made && next ? toolResultsIn(next.body).find((r) => r.toolCallId.replace(/[^A-Za-z0-9]/g, "") === id) : undefined;
+      if (!result) {
+        this.fail(`${where}: call ${i + 1} (${call.tool}): the model never received its result`);
+        return;
+      }
+      for (const text of call.resultContains.map((t) => fill(t, this.env) as string)) {
+        if (!result.text.includes(text)) {
+          this.fail(`${where}: call ${i + 1} (${call.tool}) result lacks ${JSON.stringify(text)}; it was: ${result.text.slice(0, 600)}`);
+        }
+      }
+    });
   }
 
   private async checkTrust(sessionKey: string, want: string, where: string): Promise<void> {
@@ -369,7 +398,10 @@ export async function runScenarioFiles(files: string[], options: RunOptions = {}
           run.fail(`crashed: ${(error as Error).stack ?? error}`);
         }
         if (group.gateway) {
-          const errors = env.pluginErrors(["clawos"]).slice(errorsBefore);
+          const errors = env
+            .pluginErrors(["clawos"])
+            .slice(errorsBefore)
+            .filter((e) => !RETRIED_RELOAD.test(e));
           if (errors.length) run.fail(`the gateway logged ClawOS errors: ${errors.join(" | ")}`);
         }
         model.reset();
