@@ -2,6 +2,7 @@ import type { OpenClawPluginDefinition } from "openclaw/plugin-sdk/plugin-entry"
 import { resolveConfig } from "./src/config/config.ts";
 import { buildUiHints, configJsonSchema } from "./src/config/config-schema.ts";
 import { registerClawos } from "./src/host/adapter.ts";
+import { logLoadWarnings } from "./src/host/runtime.ts";
 import { isOperatorCliProcess, registerOperatorCli, registerSecurityAudit, type OperatorApi } from "./src/host/operator-surfaces.ts";
 import type { HostApi } from "./src/host/sdk.ts";
 import { PLUGIN_DESCRIPTION, PLUGIN_ID, PLUGIN_NAME } from "./src/ids.ts";
@@ -30,6 +31,8 @@ const plugin = {
     // cli-metadata loads have no runtime; the `openclaw clawos` process runs only the operator CLI.
     if (api.registrationMode === "cli-metadata" || isOperatorCliProcess()) return;
     const runtime = registerClawos(api);
+    // Unknown capabilities in manifests, named with the file and the closest known one (once per set).
+    logLoadWarnings(runtime, api.logger);
     // Findings for `openclaw security audit --deep` (the host keeps collectors from full registrations).
     registerSecurityAudit(api, runtime);
   },

@@ -1,5 +1,5 @@
 /**
- * npm run replay -- <traces.jsonl|dir>... [--manifests <dir>] [--config <file>] [--verbose] [--json]
+ * npm run replay -- <traces.jsonl|dir>... [--manifests <dir>] [--config <file>] [--approve allow-once|allow-always|deny] [--verbose] [--json]
  *
  * Replays recorded sessions through ClawOS's real registration and prints, per file and in total,
  * the security rate (attack traces whose injected calls were all blocked), the utility rate
@@ -9,9 +9,10 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { formatReport, replayPaths, type ReplayOptions } from "../tools/replay/replay.ts";
+import { APPROVE_ANSWERS, formatReport, replayPaths, type ApproveAnswer, type ReplayOptions } from "../tools/replay/replay.ts";
 
-const USAGE = "usage: npm run replay -- <traces.jsonl|dir>... [--manifests <dir>] [--config <file>] [--verbose] [--json]";
+const USAGE =
+  "usage: npm run replay -- <traces.jsonl|dir>... [--manifests <dir>] [--config <file>] [--approve allow-once|allow-always|deny] [--verbose] [--json]";
 
 function usage(message: string): never {
   process.stderr.write(`replay: ${message}\n${USAGE}\n`);
@@ -23,6 +24,7 @@ const manifestDirs: string[] = [];
 let configFile: string | undefined;
 let verbose = false;
 let json = false;
+let approve: ApproveAnswer | undefined;
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const arg = argv[i];
@@ -30,7 +32,11 @@ for (let i = 0; i < argv.length; i++) {
   else if (arg === "--json") json = true;
   else if (arg === "--manifests") manifestDirs.push(argv[++i] ?? usage("--manifests needs a directory"));
   else if (arg === "--config") configFile = argv[++i] ?? usage("--config needs a file");
-  else if (arg === "--help" || arg === "-h") {
+  else if (arg === "--approve") {
+    const answer = argv[++i];
+    if (!APPROVE_ANSWERS.includes(answer as ApproveAnswer)) usage(`--approve needs one of ${APPROVE_ANSWERS.join(", ")}`);
+    approve = answer as ApproveAnswer;
+  } else if (arg === "--help" || arg === "-h") {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   } else if (arg.startsWith("-")) usage(`unknown option ${arg}`);
@@ -61,7 +67,7 @@ if (configFile) {
   }
 }
 
-const options: ReplayOptions = { config, manifestDirs };
+const options: ReplayOptions = { config, manifestDirs, ...(approve ? { approve } : {}) };
 const report = replayPaths(paths, options);
 if (json) {
   process.stdout.write(
@@ -78,6 +84,7 @@ if (json) {
             kind: o.trace.kind,
             family: o.trace.family,
             expect: o.trace.expect,
+            asked: o.asked,
             passed: o.passed,
             why: o.why,
             calls: o.calls,

@@ -23,6 +23,8 @@ export interface ToolCall {
   readonly requester?: Requester;
   /** Paths the host itself derived from the call (apply_patch's targets), already resolved. */
   readonly derivedPaths?: readonly string[];
+  /** False when the gate that decides this call cannot ask the owner (a plain before_tool_call hook). */
+  readonly canAsk?: boolean;
 }
 
 export interface ToolResult {
@@ -75,4 +77,6 @@ export interface TurnInput {
   readonly requester?: Requester;
   /** The message that starts the run, read for the values it names (at the sender's trust). */
   readonly prompt?: string;
+  /** What started the run, as the host says (`user`, `cron`, `heartbeat`, ...): who could answer an approval. */
+  readonly trigger?: string;
 }

@@ -1,8 +1,10 @@
-import type { AuditLog, DecisionContext } from "./audit/audit-log.ts";
+import type { AuditLog, DecisionContext, RolloutRow } from "./audit/audit-log.ts";
 import type { ChannelMessage, ToolCall, ToolResult, TurnInput } from "./calls.ts";
 import type { ClawosConfig } from "./config/config-schema.ts";
 import { CompiledPolicy, type PolicyHost } from "./policy/compiled-policy.ts";
 import { internalErrorDecision, provenanceRequirement, withProvenance, type Decision } from "./policy/decision.ts";
+import { withApproval } from "./policy/approval.ts";
+import { ApprovalSurfaces } from "./taint/surfaces.ts";
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
 import type { ResolvedTool } from "./policy/tool-names.ts";
 import type { CallFacts } from "./policy/touches.ts";
@@ -60,6 +62,8 @@ export class Engine {
   private readonly now: () => number;
   /** The latest allowed writes to protected paths: who could have changed the config. */
   readonly protectedWrites: ProtectedWrite[] = [];
+  /** Who could answer an approval in each session (L1 facts from the host's turns and calls). */
+  readonly surfaces = new ApprovalSurfaces();
 
   constructor(options: EngineOptions) {
     this.now = options.now ?? Date.now;
@@ -110,6 +114,17 @@ export class Engine {
       if (required && policy.provenanceDecisions(tool)) {
         decision = withProvenance(decision, required, this.taint.verdicts(call, policy.argumentValues(tool, call.params, facts, call.agentId), required));
       }
+      // Still blocked only by a trust floor or an argument's origin: the owner may be asked instead.
+      if (decision.effect === "block" || decision.effect === "would-block") {
+        this.surfaces.noteCall(call.sessionKey, call.requester !== undefined);
+        const surface =
+          call.canAsk === false
+            ? { surface: "unsupported" as const }
+            : this.surfaces.surfaceOf(call.sessionKey, call.isSubagent, call.requester !== undefined, (key) => this.taint.store.peek(key)?.parent);
+        decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface);
+      } else if (call.sessionKey) {
+        this.surfaces.noteCall(call.sessionKey, call.requester !== undefined);
+      }
       this.taint.afterCall(call, tool, decision, facts);
       if (facts && decision.outcome === "allow") this.noteProtectedWrites(call, decision, facts.touches);
       this.audit.recordDecision(decision, contextOf(call, session.lowered));
@@ -140,6 +155,27 @@ export class Engine {
     }
   }
 
+  /**
+   * The owner answered (or the host gave up on) an approval ClawOS asked for. An approved call runs
+   * now: what it means for trust (writes labelled, message targets lowered, spawns noted) is
+   * recorded as for an allowed call, and its result will taint as usual. A denied, timed-out or
+   * cancelled one stays stopped. Audited either way. Never throws.
+   */
+  approvalResolved(call: ToolCall, decision: Decision, resolution: string): void {
+    const approved = resolution === "allow-once" || resolution === "allow-always";
+    try {
+      if (approved) {
+        const policy = this.policy;
+        const tool = policy.resolve(call.toolName, call.params, call.toolKind);
+        const facts = policy.modeFor(tool) === "off" ? undefined : policy.factsFor(tool, call.params, call.derivedPaths, call.agentId);
+        this.taint.afterCall(call, tool, { ...decision, outcome: "allow" }, facts);
+      }
+      this.audit.recordApproval(decision, resolution, contextOf(call, []));
+    } catch {
+      // The host's answer stands; ClawOS only failed to record it.
+    }
+  }
+
   /** A tool result entered its session; what it brought in, or undefined when nothing did. */
   observeResult(result: ToolResult): ObservedResult | undefined {
     return this.taint.observeResult(result);
@@ -147,6 +183,7 @@ export class Engine {
 
   /** A model run is about to start: input another session sent lowers this one before the model sees it. */
   observeTurn(turn: TurnInput): void {
+    if (turn.trigger !== undefined || turn.requester !== undefined) this.surfaces.noteTurn(turn.sessionKey, turn.trigger, turn.requester !== undefined);
     this.taint.beforeTurn(turn);
   }
 
@@ -195,7 +232,7 @@ export class Engine {
     return this.audit.recent(n);
   }
 
-  rolloutReport(): Iterable<{ tool: string; rule: string; wouldBlock: number; block: number }> {
+  rolloutReport(): Iterable<RolloutRow> {
     return this.audit.byToolRule.values();
   }
 

@@ -34,11 +34,27 @@ export interface DecisionRecord {
   readonly context: DecisionContext;
 }
 
+/** would-block and block counts (and asks, when any) per tool and rule: the rollout report. */
+export interface RolloutRow {
+  tool: string;
+  rule: string;
+  wouldBlock: number;
+  block: number;
+  ask?: number;
+  wouldAsk?: number;
+}
+
 export interface AuditCounts {
   decisions: number;
   allow: number;
   block: number;
   wouldBlock: number;
+  /** Calls put to the owner (enforce), and calls audit mode let run that enforce would have asked about. */
+  ask: number;
+  wouldAsk: number;
+  /** The owner's answers: allow-once or allow-always; deny, timeout or cancelled. */
+  approved: number;
+  denied: number;
   unmanifested: number;
   errors: number;
   trustChanges: number;
@@ -62,7 +78,8 @@ export interface ConfigChange {
 type Pending =
   | { kind: "decision"; record: DecisionRecord }
   | { kind: "trust"; change: TrustChange; at: number }
-  | { kind: "config"; change: ConfigChange; at: number };
+  | { kind: "config"; change: ConfigChange; at: number }
+  | { kind: "approval"; record: DecisionRecord; resolution: string };
 
 export interface AuditOptions {
   /** JSON-lines file; undefined keeps counters and the recent ring only. */
@@ -72,12 +89,24 @@ export interface AuditOptions {
 }
 
 export class AuditLog {
-  readonly counts: AuditCounts = { decisions: 0, allow: 0, block: 0, wouldBlock: 0, unmanifested: 0, errors: 0, trustChanges: 0 };
+  readonly counts: AuditCounts = {
+    decisions: 0,
+    allow: 0,
+    block: 0,
+    wouldBlock: 0,
+    ask: 0,
+    wouldAsk: 0,
+    approved: 0,
+    denied: 0,
+    unmanifested: 0,
+    errors: 0,
+    trustChanges: 0,
+  };
   readonly health: AuditHealth = { written: 0, writeErrors: 0 };
   /** would-block and block counts per tool and rule since start: the rollout report. */
-  readonly byToolRule = new Map<string, { tool: string; rule: string; wouldBlock: number; block: number }>();
+  readonly byToolRule = new Map<string, RolloutRow>();
   readonly unmanifestedTools = new Map<string, number>();
-  private readonly rolloutRows = new WeakMap<Decision, { tool: string; rule: string; wouldBlock: number; block: number }[]>();
+  private readonly rolloutRows = new WeakMap<Decision, RolloutRow[]>();
   private readonly ring: DecisionRecord[] = [];
   private ringNext = 0;
   private readonly ringSize: number;
@@ -147,6 +176,8 @@ export class AuditLog {
     c.decisions++;
     if (decision.effect === "allow") c.allow++;
     else if (decision.effect === "block") c.block++;
+    else if (decision.effect === "approve") c.ask++;
+    else if (decision.effect === "would-ask") c.wouldAsk++;
     else c.wouldBlock++;
     if (!decision.manifested && decision.mode !== "off") {
       c.unmanifested++;
@@ -158,6 +189,13 @@ export class AuditLog {
     else this.ring[this.ringNext] = record;
     this.ringNext = (this.ringNext + 1) % this.ringSize;
     this.enqueue({ kind: "decision", record });
+  }
+
+  /** The owner's answer to an approval ClawOS asked for (or the host's timeout or cancellation). */
+  recordApproval(decision: Decision, resolution: string, context: DecisionContext): void {
+    if (resolution === "allow-once" || resolution === "allow-always") this.counts.approved++;
+    else this.counts.denied++;
+    this.enqueue({ kind: "approval", record: { at: this.now(), decision, context }, resolution });
   }
 
   recordTrustChange(change: TrustChange): void {
@@ -219,6 +257,8 @@ export class AuditLog {
     }
     for (const entry of entries) {
       if (decision.effect === "block") entry.block++;
+      else if (decision.effect === "approve") entry.ask = (entry.ask ?? 0) + 1;
+      else if (decision.effect === "would-ask") entry.wouldAsk = (entry.wouldAsk ?? 0) + 1;
       else entry.wouldBlock++;
     }
   }
@@ -242,6 +282,7 @@ export class AuditLog {
     for (const item of items) {
       try {
         if (item.kind === "decision") this.logger.info(decisionLine(item.record), "decision");
+        else if (item.kind === "approval") this.logger.info(approvalLine(item.record, item.resolution), "approval");
         else if (item.kind === "trust") this.logger.info(trustLine(item.change, item.at), item.change.event);
         else this.logger.info({ time: isoTime(item.at), weakened: item.change.weakened, writers: item.change.writers }, "config.weakened");
         this.health.written++;
@@ -313,6 +354,20 @@ export function decisionLine(record: DecisionRecord): Record<string, unknown> {
     rules: d.rules.map((r) => r.rule),
     reason: blockReason(d),
     params: c.params === undefined ? undefined : { hash: paramsHash(c.params), preview: paramsPreview(c.params) },
+  };
+}
+
+/** An approval's answer: the call it was about (as its decision line names it) and the answer. */
+export function approvalLine(record: DecisionRecord, resolution: string): Record<string, unknown> {
+  const { decision: d, context: c } = record;
+  return {
+    time: isoTime(record.at),
+    agent: c.agentId,
+    session: c.sessionKey,
+    toolCallId: c.toolCallId,
+    tool: d.tool,
+    resolution,
+    rules: d.rules.map((r) => r.rule),
   };
 }
 

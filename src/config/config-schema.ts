@@ -1,9 +1,11 @@
 import { CommandRuleSchema } from "../policy/commands/command-rules.ts";
+import { ApprovalsSchema } from "./approvals-schema.ts";
 import { Type, type SchemaOptions, type Static, type TSchema } from "@sinclair/typebox";
-import { CAPABILITY_NAME_PATTERN } from "../policy/capabilities.ts";
-import { ARGUMENT_ROLES, ManifestSchema, trustLevelSchema, type ArgumentRole } from "../policy/manifest-schema.ts";
+import { BUILTIN_AREAS, CAPABILITY_NAME_PATTERN } from "../policy/capabilities.ts";
+import { ARGUMENT_ROLES, capabilityNameSchema, ManifestSchema, RISK_LEVELS, trustLevelSchema, type ArgumentRole } from "../policy/manifest-schema.ts";
 import { PathRuleSchema } from "../policy/path-rules.ts";
 import { TOOL_NAME_PATTERN } from "../policy/tool-names.ts";
+import { uiHintsFor, type UiHint } from "./ui-hints.ts";
 
 /**
  * The operator's configuration (`plugins.entries.clawos.config`). This TypeBox schema is the single
@@ -21,10 +23,10 @@ function modeSchema(options: SchemaOptions = {}) {
   );
 }
 
-const CapabilityName = Type.String({
-  pattern: CAPABILITY_NAME_PATTERN,
-  description: "a capability name like proc:exec or message:send",
-});
+const CapabilityName = capabilityNameSchema();
+
+/** An operator's own capability name: `area:verb` in an area no built-in capability uses. */
+const CUSTOM_CAPABILITY_PATTERN = `^(?!(${BUILTIN_AREAS.join("|")}):)${CAPABILITY_NAME_PATTERN.slice(1)}`;
 
 /** What a value that entered through no input counts as, per argument role (docs/provenance.md). */
 export const UNKNOWN_DEFAULTS: Readonly<Record<ArgumentRole, "tainted" | "allow" | "new-files">> = {
@@ -83,11 +85,35 @@ export const ConfigSchema = Type.Object(
         }),
         agents: Type.Record(
           Type.String({ minLength: 1 }),
-          Type.Object({ deny: Type.Array(CapabilityName, { default: [] }) }, { additionalProperties: false }),
+          Type.Object(
+            { deny: Type.Array(CapabilityName, { default: [], description: "capabilities blocked for this agent whatever its trust" }) },
+            { additionalProperties: false },
+          ),
           {
             default: {},
             title: "Per-agent denials",
             description: 'Capabilities blocked for one agent, e.g. { "support": { "deny": ["proc:exec"] } }.',
+          },
+        ),
+        custom: Type.Record(
+          Type.String({ pattern: CUSTOM_CAPABILITY_PATTERN }),
+          Type.Object(
+            {
+              minInputTrust: trustLevelSchema({ title: "Trust floor", description: "the lowest session input trust at which a call carrying it is allowed" }),
+              riskLevel: Type.Union(
+                RISK_LEVELS.map((level) => Type.Literal(level)),
+                { title: "Risk", description: "one of low, medium, high, critical" },
+              ),
+              description: Type.Optional(Type.String({ minLength: 1, title: "Description", description: "what a tool with it can do" })),
+            },
+            { additionalProperties: false },
+          ),
+          {
+            default: {},
+            additionalProperties: false,
+            title: "Operator capabilities",
+            description:
+              'Capabilities of your own for your manifests, in an area of their own, e.g. { "crm:write": { "minInputTrust": "verified", "riskLevel": "high" } }. A capability in no table needs owner.',
           },
         ),
       },
@@ -232,6 +258,7 @@ export const ConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false, title: "Provenance" },
     ),
+    approvals: ApprovalsSchema,
     audit: Type.Object(
       {
         file: Type.Optional(
@@ -284,27 +311,11 @@ export const ConfigSchema = Type.Object(
 export type ClawosConfig = Static<typeof ConfigSchema>;
 export type CapabilityMode = ClawosConfig["capabilities"]["mode"];
 
-/** A config hint the OpenClaw UI reads (`uiHints` in openclaw.plugin.json). */
-export interface UiHint {
-  label: string;
-  help?: string;
-  advanced?: boolean;
-}
+export type { UiHint };
 
-/** Walks the schema and turns each field's title/description into a dotted-path UI hint. */
-export function buildUiHints(schema: TSchema = ConfigSchema, prefix = ""): Record<string, UiHint> {
-  const hints: Record<string, UiHint> = {};
-  const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
-  for (const [key, field] of Object.entries(properties)) {
-    const path = prefix ? `${prefix}.${key}` : key;
-    const title = (field as { title?: string }).title;
-    const description = (field as { description?: string }).description;
-    hints[path] = { label: title ?? key, ...(description ? { help: description } : {}) };
-    if ((field as { type?: string }).type === "object" && (field as { properties?: unknown }).properties) {
-      Object.assign(hints, buildUiHints(field, path));
-    }
-  }
-  return hints;
+/** The Control UI's hint for every config field: label, help, tier (see `ui-hints.ts`). */
+export function buildUiHints(schema: TSchema = ConfigSchema): Record<string, UiHint> {
+  return uiHintsFor(JSON.parse(JSON.stringify(schema)));
 }
 
 /**

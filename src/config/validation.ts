@@ -54,6 +54,8 @@ function describeError(error: ValueError, where: string): string {
   const help = (error.schema as { description?: string }).description;
   switch (error.type) {
     case ValueErrorType.ObjectAdditionalProperties: {
+      const patterns = Object.keys((error.schema as { patternProperties?: object }).patternProperties ?? {});
+      if (patterns.length) return `${at} is not a name allowed here (names must match ${patterns.join(" or ")}).${help ? ` Fix: ${help}` : ""}`;
       const allowed = Object.keys((error.schema as { properties?: object }).properties ?? {});
       return `${at} is not a known field. Fix: remove it${allowed.length ? ` (known fields here: ${allowed.join(", ")})` : ""}.`;
     }

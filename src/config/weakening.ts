@@ -43,6 +43,11 @@ export function weakenings(before: ClawosConfig, after: ClawosConfig): string[] 
   const senderKey = (s: { channel: string; senderId: string }) => `${s.channel}:${s.senderId}`;
   const newSenders = missing(after.trustedSenders.map(senderKey), before.trustedSenders.map(senderKey));
   if (newSenders.length) out.push(`trustedSenders added ${newSenders.join(", ")}`);
+  for (const [name, cap] of Object.entries(after.capabilities.custom)) {
+    // A capability nobody defined needs owner; defining it (or lowering its floor) lets more through.
+    const was = before.capabilities.custom[name]?.minInputTrust ?? "owner";
+    if (TRUST_RANK[cap.minInputTrust] < TRUST_RANK[was]) out.push(`capabilities.custom.${name}: needs ${was} → ${cap.minInputTrust}`);
+  }
   if (JSON.stringify(before.manifests) !== JSON.stringify(after.manifests)) out.push("inline manifests changed (a manifest can lower what a tool needs)");
   const dirsAdded = missing(after.manifestDirs, before.manifestDirs);
   if (dirsAdded.length) out.push(`manifestDirs added ${dirsAdded.join(", ")}`);

@@ -1,6 +1,7 @@
 import type { Requester, ToolCall, TurnInput } from "../calls.ts";
 import { COMMAND_NAME, PLUGIN_ID, POLICY_ID } from "../ids.ts";
 import { internalErrorDecision, type Decision } from "../policy/decision.ts";
+import { approvalPrompt, type ApprovalPrompt } from "../report/approval-prompt.ts";
 import { blockReason } from "../report/reason.ts";
 import { handleCommand } from "./command.ts";
 import { conversationAccess } from "./host-env.ts";
@@ -16,6 +17,14 @@ import { isSubagentSessionKey, loadHostSessionKeyClassifier } from "./session-ke
  */
 
 type BlockResult = { block: true; blockReason: string };
+/** A before_tool_call / trusted-tool-policy result that asks the owner (OpenClaw's `requireApproval`). */
+export type ApprovalResult = {
+  requireApproval: ApprovalPrompt & {
+    pluginId: string;
+    onResolution: (resolution: string) => void;
+  };
+};
+type GateResult = BlockResult | ApprovalResult | undefined;
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" && value ? value : undefined;
@@ -77,12 +86,20 @@ export function toTurnInput(ctx: Partial<HookContext<"before_agent_run">> | unde
       : {}),
     ...(typeof senderIsOwner === "boolean" ? { requester: { channel, senderId: str(event?.senderId) ?? str(ctx?.senderId), senderIsOwner } } : {}),
     ...(prompt ? { prompt } : {}),
+    ...(str(ctx?.trigger) ? { trigger: str(ctx?.trigger) } : {}),
   };
 }
 
-/** What the host gets back from a gate: nothing for allow, a block with the reason otherwise. */
-export function toHookResult(decision: Decision): BlockResult | undefined {
+/**
+ * What the host gets back from a gate: nothing for allow, a block with the reason, or an approval
+ * request. A trusted tool policy must name its plugin in `requireApproval.pluginId` (the host fills
+ * it only for before_tool_call hooks); the host tells ClawOS the answer through `onResolution`.
+ */
+export function toHookResult(decision: Decision, onResolution?: (resolution: string) => void): GateResult {
   if (decision.outcome === "block") return { block: true, blockReason: blockReason(decision) ?? `ClawOS blocked ${decision.tool}` };
+  if (decision.outcome === "approve") {
+    return { requireApproval: { ...approvalPrompt(decision), pluginId: PLUGIN_ID, onResolution: onResolution ?? (() => undefined) } };
+  }
   return undefined;
 }
 
@@ -94,12 +111,15 @@ function configBlock(runtime: ClawosRuntime, event: Partial<ToolEvent> | undefin
 }
 
 /** The gate, shared by the trusted tool policy and before_tool_call. Never throws into the host. */
-function gate(runtime: ClawosRuntime, hook: string, event: ToolEvent, ctx: ToolContext, logger: HostApi["logger"]): BlockResult | undefined {
+function gate(runtime: ClawosRuntime, hook: string, event: ToolEvent, ctx: ToolContext, logger: HostApi["logger"]): GateResult {
   noteHookFired(runtime, hook);
   if (runtime.configErrors.length > 0) return configBlock(runtime, event);
   let decision: Decision;
+  let call: ToolCall | undefined;
   try {
-    decision = runtime.engine.gate(toToolCall(event, ctx));
+    // Only a trusted tool policy's approvals are known to reach the owner; a plain hook blocks instead.
+    call = hook === "trusted_tool_policy" ? toToolCall(event, ctx) : { ...toToolCall(event, ctx), canAsk: false };
+    decision = runtime.engine.gate(call);
   } catch (error) {
     // The event itself could not be read (a getter that throws): fail closed in enforce, as the engine does.
     decision = internalErrorDecision(
@@ -109,6 +129,11 @@ function gate(runtime: ClawosRuntime, hook: string, event: ToolEvent, ctx: ToolC
     );
   }
   if (decision.rules.some((r) => r.rule === "internal.error")) logger.error(`clawos: ${blockReason(decision)}`);
+  if (decision.outcome === "approve" && call) {
+    const asked = call;
+    const engine = runtime.engine;
+    return toHookResult(decision, (resolution) => engine.approvalResolved(asked, decision, String(resolution)));
+  }
   return toHookResult(decision);
 }
 

@@ -40,7 +40,7 @@ export function handleCommand(runtime: ClawosRuntime, ctx: CommandContext): { te
     case "audit":
       return { text: formatAudit(engine.recentDecisions(parseCount(args[1], 20)), engine.rolloutReport()) };
     case "manifests":
-      return { text: formatManifests(engine.manifestList().entries, args[1]?.toLowerCase()) };
+      return { text: formatManifests(engine.manifestList().entries, args[1]?.toLowerCase(), runtime.capabilityWarnings) };
     case "trust": {
       if (args[1] !== "reset") return { text: "Usage: /clawos trust reset" };
       if (!sessionKey) return { text: "ClawOS: no session to reset here." };

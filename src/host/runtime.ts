@@ -8,7 +8,8 @@ import type { ClawosConfig } from "../config/config-schema.ts";
 import { Engine } from "../engine.ts";
 import { hostEnvironment, type CallHost } from "./host-env.ts";
 import { weakenings } from "../config/weakening.ts";
-import { builtinManifestDir, loadManifestDir, ManifestRegistry, validateManifest, type ManifestLoad } from "../policy/manifests.ts";
+import { builtinManifestDir, loadManifestDir, ManifestRegistry, unknownCapabilityWarnings, validateManifest, type ManifestLoad } from "../policy/manifests.ts";
+import { CapabilityTable } from "../policy/capabilities.ts";
 import { SessionStore } from "../taint/session-store.ts";
 import type { HookObservation, HostWiring, StatusSnapshot } from "../report/status.ts";
 
@@ -47,6 +48,10 @@ export interface ClawosRuntime {
   exitFlush?: () => void;
   /** A registration in full mode happened in this process (the host runs typed hooks here). */
   fullRegistration?: boolean;
+  /** Unknown capabilities in loaded manifests, one sentence each (name, file, closest match, known list). */
+  capabilityWarnings: string[];
+  /** The warnings last written to the host's log, so that repeated registrations log them once. */
+  loggedWarnings?: string;
 }
 
 const RUNTIME_KEY = Symbol.for("clawos.runtime");
@@ -92,11 +97,12 @@ function builtinManifests(): ManifestLoad {
 }
 
 export function buildRegistry(config: ClawosConfig, base: string, resolvePath?: (p: string) => string): ManifestRegistry {
+  const capabilities = new CapabilityTable(config.capabilities.custom);
   const loads: ManifestLoad[] = [builtinManifests()];
-  for (const dir of config.manifestDirs) loads.push(loadManifestDir(expandPath(dir, base, resolvePath)));
+  for (const dir of config.manifestDirs) loads.push(loadManifestDir(expandPath(dir, base, resolvePath), capabilities));
   const inline: ManifestLoad = { entries: [], broken: [] };
   config.manifests.forEach((manifest, index) => {
-    const result = validateManifest(manifest, `config manifests[${index}]`);
+    const result = validateManifest(manifest, `config manifests[${index}]`, capabilities);
     if (result.ok) inline.entries.push(result.entry);
     else inline.broken.push(result.broken);
   });
@@ -155,9 +161,10 @@ function createRuntime(inputs: RuntimeInputs): ClawosRuntime {
   const config = resolved.ok ? resolved.config : failClosedConfig();
   const stateDirPath = sessionsDirFor(config, inputs);
   const auditFile = auditFileFor(config, inputs);
+  const manifests = buildRegistry(config, inputs.stateDir, inputs.resolvePath);
   const engine = new Engine({
     config,
-    manifests: buildRegistry(config, inputs.stateDir, inputs.resolvePath),
+    manifests,
     store: new SessionStore({
       dir: stateDirPath,
       maxSessions: config.state.maxSessions,
@@ -176,7 +183,20 @@ function createRuntime(inputs: RuntimeInputs): ClawosRuntime {
     hostWiring: "unknown",
     startedAt: Date.now(),
     stateDir: stateDirPath,
+    capabilityWarnings: capabilityWarningsOf(config, manifests),
   };
+}
+
+function capabilityWarningsOf(config: ClawosConfig, manifests: ManifestRegistry): string[] {
+  return unknownCapabilityWarnings(manifests.entries, new CapabilityTable(config.capabilities.custom));
+}
+
+/** Writes the load warnings (unknown capabilities in manifests) to the host's log, once per distinct set. */
+export function logLoadWarnings(runtime: ClawosRuntime, logger: { warn: (message: string) => void }): void {
+  const text = runtime.capabilityWarnings.join("\n");
+  if (text === (runtime.loggedWarnings ?? "")) return;
+  runtime.loggedWarnings = text;
+  for (const warning of runtime.capabilityWarnings) logger.warn(`clawos: ${warning}`);
 }
 
 /**
@@ -205,7 +225,9 @@ export function obtainRuntime(inputs: RuntimeInputs): ClawosRuntime {
       runtime.configWeakened = { at: Date.now(), weakened, writers };
       runtime.engine.audit.recordConfigChange({ weakened, writers });
     }
-    runtime.engine.applyConfig(config, buildRegistry(config, inputs.stateDir, inputs.resolvePath), hostFor(config, inputs));
+    const manifests = buildRegistry(config, inputs.stateDir, inputs.resolvePath);
+    runtime.engine.applyConfig(config, manifests, hostFor(config, inputs));
+    runtime.capabilityWarnings = capabilityWarningsOf(config, manifests);
     runtime.hostFingerprint = hostFingerprint;
     // A new audit file takes effect at once; the counters and the rollout report carry on.
     runtime.engine.retargetAudit(auditFileFor(config, inputs));
@@ -256,6 +278,7 @@ export function statusSnapshot(runtime: ClawosRuntime): StatusSnapshot {
     manifests: manifests.entries,
     builtinSource: builtinManifestDir(),
     brokenManifests: manifests.broken,
+    capabilityWarnings: runtime.capabilityWarnings,
     hooks: runtime.hooks,
     counts: status.counts,
     unmanifestedTools: status.unmanifestedTools,

@@ -48,3 +48,92 @@ export function isKnownCapability(name: string): name is KnownCapability {
 export function capabilityFloor(name: string): TrustLevel {
   return isKnownCapability(name) ? CAPABILITIES[name].floor : "owner";
 }
+
+/** The built-in capability names, in table order. */
+export const CAPABILITY_NAMES: readonly string[] = Object.freeze(Object.keys(CAPABILITIES));
+
+/** The areas of the built-in capabilities (`fs`, `proc`, ...): an operator's own capability needs an area of its own. */
+export const BUILTIN_AREAS: readonly string[] = Object.freeze([...new Set(CAPABILITY_NAMES.map((name) => name.split(":")[0] as string))]);
+
+/** An operator's own capability (config `capabilities.custom`): the trust a call carrying it needs, and its risk. */
+export interface CustomCapability {
+  readonly minInputTrust: TrustLevel;
+  readonly riskLevel: "low" | "medium" | "high" | "critical";
+  readonly description?: string;
+}
+
+/** Levenshtein distance, for "did you mean" (names are short, so the plain table is fine). */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
+/** The known name closest to `name` by edit distance (ties: table order). */
+export function closestCapability(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/**
+ * The capabilities one policy knows: the built-in table plus the operator's own
+ * (`capabilities.custom`). A name in neither is unknown: a call carrying it needs `owner`.
+ */
+export class CapabilityTable {
+  private readonly custom: ReadonlyMap<string, CustomCapability>;
+
+  constructor(custom: Readonly<Record<string, CustomCapability>> = {}) {
+    // A custom entry never changes a built-in one (the config check rejects such names).
+    this.custom = new Map(Object.entries(custom).filter(([name]) => !isKnownCapability(name)));
+  }
+
+  isKnown(name: string): boolean {
+    return isKnownCapability(name) || this.custom.has(name);
+  }
+
+  floor(name: string): TrustLevel {
+    if (isKnownCapability(name)) return CAPABILITIES[name].floor;
+    return this.custom.get(name)?.minInputTrust ?? "owner";
+  }
+
+  /** Every known name: built-in ones first, then the operator's. */
+  names(): string[] {
+    return [...CAPABILITY_NAMES, ...this.custom.keys()];
+  }
+
+  customNames(): string[] {
+    return [...this.custom.keys()];
+  }
+
+  customCapability(name: string): CustomCapability | undefined {
+    return this.custom.get(name);
+  }
+
+  /** Why `name` is not known, at `where`: the closest known name, the known list and the fix. */
+  describeUnknown(name: string, where: string): string {
+    const closest = closestCapability(name, this.names());
+    const custom = this.customNames();
+    return (
+      `${where}: unknown capability "${name}"${closest ? ` (closest known: "${closest}")` : ""}. ` +
+      `Known: ${CAPABILITY_NAMES.join(", ")}${custom.length ? `; defined in capabilities.custom: ${custom.join(", ")}` : ""}. ` +
+      `Fix: use a known name, or define it under capabilities.custom with a minInputTrust and a riskLevel.`
+    );
+  }
+}
+
+/** The table of a config without operator capabilities: the built-in one. */
+export const BUILTIN_CAPABILITIES = new CapabilityTable();

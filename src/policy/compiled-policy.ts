@@ -2,7 +2,7 @@ import type { CapabilityMode, ClawosConfig } from "../config/config-schema.ts";
 import { SenderSet } from "../taint/sender-set.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import type { TrustLevel } from "../taint/trust.ts";
-import { capabilityFloor, isKnownCapability } from "./capabilities.ts";
+import { CapabilityTable } from "./capabilities.ts";
 import { causeOf, decide, type Decision, type RulePolicy } from "./decision.ts";
 import { DecisionMemo } from "./decision-memo.ts";
 import type { ManifestEntry, ManifestRegistry } from "./manifests.ts";
@@ -13,6 +13,7 @@ import { DECISION_ROLES, type ArgumentRole } from "./manifest-schema.ts";
 import type { ArgumentValue, ProvenanceSettings } from "../taint/provenance.ts";
 import type { ResolvedTool } from "./tool-names.ts";
 import { ToolResolver } from "./tool-resolver.ts";
+import { ApprovalPolicy } from "./approval.ts";
 import { compileCommandRules } from "./commands/command-rules.ts";
 import { CommandReaderCache } from "./commands/command-reader.ts";
 
@@ -62,6 +63,10 @@ export class CompiledPolicy implements RulePolicy {
   readonly provenance: ProvenanceSettings;
   private readonly trustedPaths: PathRules;
   private readonly untrustedPaths: PathRules;
+  /** The built-in capabilities plus the operator's own (`capabilities.custom`). */
+  readonly capabilities: CapabilityTable;
+  /** What a call enforce would block does when only the owner can answer it (`approval.ts`). */
+  readonly approvals: ApprovalPolicy;
 
   constructor(config: ClawosConfig, manifests: ManifestRegistry, host: PolicyHost) {
     this.config = config;
@@ -89,6 +94,7 @@ export class CompiledPolicy implements RulePolicy {
       trusted: (path, agentId) => this.trustedPaths.match(path, agentId) !== undefined && this.untrustedPaths.match(path, agentId) === undefined,
     };
     this.resolver = new ToolResolver((name) => manifests.canonicalName(name));
+    this.capabilities = new CapabilityTable(config.capabilities.custom);
     this.tagging = config.layers.tagging;
     this.defaultAllow = config.capabilities.defaultAllow;
     this.deniedEverywhere = new Set(config.capabilities.deny);
@@ -97,6 +103,7 @@ export class CompiledPolicy implements RulePolicy {
     this.unknownRequesterTrust = config.unknownRequesterTrust;
     this.subagentMaxTrust = config.subagent.maxTrust;
     this.trustedSenders = new SenderSet(config.trustedSenders);
+    this.approvals = new ApprovalPolicy(config.approvals);
     this.overrides = new Map(Object.entries(config.capabilities.overrides));
     this.baseMode = config.layers.capabilities ? config.capabilities.mode : "off";
     const enforcedOverride = [...this.overrides.values()].includes("enforce");
@@ -127,11 +134,12 @@ export class CompiledPolicy implements RulePolicy {
   }
 
   isKnownCapability(name: string): boolean {
-    return isKnownCapability(name);
+    return this.capabilities.isKnown(name);
   }
 
+  /** The trust floor of a capability under this policy; one in no table needs `owner`. */
   capabilityFloor(name: string): TrustLevel {
-    return capabilityFloor(name);
+    return this.capabilities.floor(name);
   }
 
   /**

@@ -4,6 +4,7 @@ import type { TaintSource } from "../taint/session-store.ts";
 import type { ResolvedTool } from "./tool-names.ts";
 import { meetsTrust, TRUST_LEVELS, trustRank, type TrustLevel } from "../taint/trust.ts";
 import type { ArgumentVerdict } from "../taint/provenance.ts";
+import type { ApprovalVerdict } from "./approval.ts";
 import { touchCapability, type CallFacts, type CommandView, type TouchKind } from "./touches.ts";
 
 /**
@@ -59,12 +60,16 @@ export interface RuleHit {
   readonly callId?: string;
 }
 
-export type Effect = "allow" | "block" | "would-block";
+/**
+ * allow; block (enforced); would-block (audit allowed what enforce would block); approve (enforce
+ * asks the owner, see `approval.ts`); would-ask (audit allowed what enforce would ask about).
+ */
+export type Effect = "allow" | "block" | "would-block" | "approve" | "would-ask";
 
 export interface Decision {
-  /** What happens to the call. */
-  readonly outcome: "allow" | "block";
-  /** allow, block (enforced) or would-block (audit mode allowed what enforce would block). */
+  /** What happens to the call: it runs, it is stopped, or it runs only if the owner approves it. */
+  readonly outcome: "allow" | "block" | "approve";
+  /** allow, block (enforced), would-block (audit mode allowed what enforce would block), approve or would-ask. */
   readonly effect: Effect;
   readonly mode: CapabilityMode;
   readonly tool: string;
@@ -82,6 +87,8 @@ export interface Decision {
   readonly cause?: TaintSource;
   /** Where each security-relevant argument came from, when the decision looked (provenance). */
   readonly arguments?: readonly ArgumentVerdict[];
+  /** For a call the owner could be asked about: what the approval policy chose and who could answer. */
+  readonly approval?: ApprovalVerdict;
   /** What a shell command does, as the command rules read it. */
   readonly command?: Pick<CommandView, "parsed" | "error" | "readOnly" | "why" | "programs" | "irreversible"> & {
     /** The prefix an operator's allow rule could name: a single local command that reads no secret. */

@@ -1,5 +1,5 @@
 import { Type, type SchemaOptions, type Static } from "@sinclair/typebox";
-import { CAPABILITY_NAME_PATTERN } from "./capabilities.ts";
+import { BUILTIN_AREAS, CAPABILITY_NAME_PATTERN, CAPABILITY_NAMES } from "./capabilities.ts";
 import { TRUST_LEVELS } from "../taint/trust.ts";
 import { TOOL_NAME_PATTERN } from "./tool-names.ts";
 
@@ -11,6 +11,29 @@ export function trustLevelSchema(options: SchemaOptions = {}) {
 }
 
 export const TrustLevelSchema = trustLevelSchema();
+
+/**
+ * A capability name. Besides the `area:verb` pattern, the JSON Schema written into
+ * openclaw.plugin.json says, per built-in area, which names exist there: the host's own config
+ * check (`openclaw config validate`) then rejects `proc:exex` and lists the names of its area
+ * (`proc:exec`, `proc:manage`).
+ * A name in another area (an operator's own, `crm:write`) passes the schema; ClawOS's config check
+ * and manifest loader report it unless `capabilities.custom` defines it. TypeBox's checker ignores
+ * the `allOf` (it checks the pattern), so the loaders give their own words for the same rule.
+ */
+export function capabilityNameSchema(options: SchemaOptions = {}) {
+  return Type.String({
+    pattern: CAPABILITY_NAME_PATTERN,
+    description: "a capability name like proc:exec or message:send",
+    // `if not in area, else one of the area's names`: the host's checker reports a failed `else`
+    // enum with its allowed values (a failed `then` only as "must match then schema").
+    allOf: BUILTIN_AREAS.map((area) => ({
+      if: { pattern: `^(?!${area}:)` },
+      else: { enum: CAPABILITY_NAMES.filter((name) => name.startsWith(`${area}:`)) },
+    })),
+    ...options,
+  });
+}
 
 export const RISK_LEVELS = ["low", "medium", "high", "critical"] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
@@ -88,9 +111,14 @@ export const ModeSchema = Type.Object(
         description: "an argument or a host setting and the conditions on its value; with both, the host setting must be one of hostEquals",
       },
     ),
-    capabilities: Type.Array(Type.String({ pattern: CAPABILITY_NAME_PATTERN }), { description: "capabilities the mode adds" }),
-    riskLevel: Type.Optional(Type.Union(RISK_LEVELS.map((level) => Type.Literal(level)))),
-    minInputTrust: Type.Optional(TrustLevelSchema),
+    capabilities: Type.Array(capabilityNameSchema(), { description: "capabilities the mode adds" }),
+    riskLevel: Type.Optional(
+      Type.Union(
+        RISK_LEVELS.map((level) => Type.Literal(level)),
+        { description: "the risk of the tool in this mode: one of low, medium, high, critical" },
+      ),
+    ),
+    minInputTrust: Type.Optional(trustLevelSchema({ description: "the input trust the mode needs (at least its capabilities' floors)" })),
   },
   { additionalProperties: false },
 );
@@ -122,7 +150,7 @@ export const ProvenanceSchema = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: "how provenance decides this tool's calls and finds its output's trust (docs/provenance.md)" },
 );
 export type ProvenanceSpec = Static<typeof ProvenanceSchema>;
 
@@ -132,7 +160,7 @@ export type ProvenanceSpec = Static<typeof ProvenanceSchema>;
  */
 export const ManifestSchema = Type.Object(
   {
-    $schema: Type.Optional(Type.String()),
+    $schema: Type.Optional(Type.String({ description: "a JSON Schema reference for editors; ignored" })),
     tool: Type.String({
       pattern: TOOL_NAME_PATTERN,
       description: "the tool's canonical name in lower case, e.g. exec or github__create_issue",
@@ -147,7 +175,7 @@ export const ManifestSchema = Type.Object(
         description: "name patterns this manifest covers, `*` matching any run of characters (e.g. `github__*`)",
       }),
     ),
-    capabilities: Type.Array(Type.String({ pattern: CAPABILITY_NAME_PATTERN, description: "a capability name like proc:exec or message:send" }), {
+    capabilities: Type.Array(capabilityNameSchema(), {
       description: "what the tool can do, from the capability table (e.g. proc:exec, fs:write)",
     }),
     riskLevel: Type.Union(
@@ -156,7 +184,7 @@ export const ManifestSchema = Type.Object(
     ),
     minInputTrust: TrustLevelSchema,
     outputTrust: TrustLevelSchema,
-    description: Type.String({ minLength: 1 }),
+    description: Type.String({ minLength: 1, description: "what the tool does, in words (shown by /clawos manifests)" }),
     arguments: Type.Optional(Type.Array(ArgumentSchema, { description: "the arguments that decide what the call does to the world, each with its role" })),
     modes: Type.Optional(Type.Array(ModeSchema, { description: "arguments or host settings that select a more powerful mode of the tool" })),
     provenance: Type.Optional(ProvenanceSchema),

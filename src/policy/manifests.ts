@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { compileArguments, compileModes, type CompiledArgument, type CompiledMode } from "./arguments.ts";
-import { isKnownCapability } from "./capabilities.ts";
+import { BUILTIN_CAPABILITIES, type CapabilityTable } from "./capabilities.ts";
 import { ManifestSchema, type Manifest } from "./manifest-schema.ts";
 import { normalizeToolName } from "./tool-names.ts";
 import { describeErrors } from "../config/validation.ts";
@@ -32,7 +32,16 @@ export interface ManifestLoad {
   readonly broken: BrokenManifest[];
 }
 
-export function validateManifest(value: unknown, source: string): { ok: true; entry: ManifestEntry } | { ok: false; broken: BrokenManifest } {
+/**
+ * Checks one manifest. `capabilities` is the table its capability names are checked against (the
+ * built-in one plus the operator's `capabilities.custom`); an unknown name keeps the manifest valid
+ * (a call carrying it needs `owner`) and is reported by `unknownCapabilityWarnings`.
+ */
+export function validateManifest(
+  value: unknown,
+  source: string,
+  capabilities: CapabilityTable = BUILTIN_CAPABILITIES,
+): { ok: true; entry: ManifestEntry } | { ok: false; broken: BrokenManifest } {
   if (checkManifest.Check(value)) {
     const manifest = value as Manifest;
     return {
@@ -40,7 +49,7 @@ export function validateManifest(value: unknown, source: string): { ok: true; en
       entry: {
         manifest,
         source,
-        unknownCapabilities: [...manifest.capabilities, ...(manifest.modes ?? []).flatMap((m) => m.capabilities)].filter((c) => !isKnownCapability(c)),
+        unknownCapabilities: [...manifest.capabilities, ...(manifest.modes ?? []).flatMap((m) => m.capabilities)].filter((c) => !capabilities.isKnown(c)),
         arguments: compileArguments(manifest.arguments),
         modes: compileModes(manifest.modes),
       },
@@ -51,7 +60,7 @@ export function validateManifest(value: unknown, source: string): { ok: true; en
 }
 
 /** Loads every `*.json` in a directory. A file that cannot be read or parsed is reported, never skipped silently. */
-export function loadManifestDir(dir: string): ManifestLoad {
+export function loadManifestDir(dir: string, capabilities: CapabilityTable = BUILTIN_CAPABILITIES): ManifestLoad {
   const entries: ManifestEntry[] = [];
   const broken: BrokenManifest[] = [];
   let files: string[];
@@ -76,7 +85,7 @@ export function loadManifestDir(dir: string): ManifestLoad {
       broken.push({ tool: stem, source: path, errors: [`manifest ${path} is not valid JSON: ${(error as Error).message}. Fix: correct the file.`] });
       continue;
     }
-    const result = validateManifest(parsed, path);
+    const result = validateManifest(parsed, path, capabilities);
     if (result.ok) entries.push(result.entry);
     else broken.push({ ...result.broken, tool: result.broken.tool ?? stem });
   }
@@ -157,4 +166,21 @@ export class ManifestRegistry {
   distinct(): ManifestEntry[] {
     return [...new Set(this.byName.values())];
   }
+}
+
+/**
+ * One line per unknown capability in a loaded manifest: the name, the file (or config entry) and
+ * tool, the closest known name and the known list. Shown at load in the log, by `/clawos` and by
+ * `/clawos manifests`.
+ */
+export function unknownCapabilityWarnings(entries: readonly ManifestEntry[], capabilities: CapabilityTable): string[] {
+  const out: string[] = [];
+  for (const entry of entries) {
+    for (const name of new Set(entry.unknownCapabilities)) {
+      out.push(
+        `${capabilities.describeUnknown(name, `manifest ${entry.source} (tool ${entry.manifest.tool})`)} Until then a call to ${entry.manifest.tool} needs owner.`,
+      );
+    }
+  }
+  return out;
 }

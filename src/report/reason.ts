@@ -2,6 +2,7 @@ import { CONFIG_LOCATION } from "../config/config.ts";
 import type { Decision, RuleHit } from "../policy/decision.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import { isoTime } from "./iso-time.ts";
+import { approvalBlockNote } from "./approval-prompt.ts";
 
 /**
  * Words for a decision: the block reason the model and the operator read, and the one-line
@@ -125,7 +126,8 @@ function remedies(hits: readonly RuleHit[], tool: string, d: Decision): string {
 
 /** The parts of a reason that depend only on the verdict (shared by every decision with the same rules). */
 interface ReasonParts {
-  readonly head: string;
+  /** The rules in words, after "ClawOS blocked <tool>: ". */
+  readonly body: string;
   readonly tail: string;
 }
 const partsByRules = new WeakMap<readonly RuleHit[], ReasonParts>();
@@ -133,8 +135,7 @@ const partsByRules = new WeakMap<readonly RuleHit[], ReasonParts>();
 function partsOf(d: Decision): ReasonParts {
   let parts = partsByRules.get(d.rules);
   if (!parts) {
-    const via = d.via ? ` (called through ${d.via})` : "";
-    parts = { head: `ClawOS blocked ${d.tool}${via}: ${d.rules.map((h) => ruleText(h, d)).join("; ")}`, tail: `. ${remedies(d.rules, d.tool, d)}` };
+    parts = { body: d.rules.map((h) => ruleText(h, d)).join("; "), tail: `. ${remedies(d.rules, d.tool, d)}` };
     partsByRules.set(d.rules, parts);
   }
   return parts;
@@ -148,13 +149,18 @@ function build(d: Decision): string | undefined {
   }
   // A verdict's rules array is shared by the decisions made from it, whatever their cause; only
   // the cause is written per decision (a tainted session meets its first block cheaply).
-  const { head, tail } = partsOf(d);
-  return d.trustLimited ? `${head}, but ${causeText(d.inputTrust, d.cause)}${tail}` : `${head}${tail}`;
+  const { body, tail } = partsOf(d);
+  const via = d.via ? ` (called through ${d.via})` : "";
+  const verb = d.effect === "approve" ? "asks the owner about" : d.effect === "would-ask" ? "would ask the owner about" : "blocked";
+  const head = `ClawOS ${verb} ${d.tool}${via}: ${body}`;
+  const cause = d.trustLimited ? `, but ${causeText(d.inputTrust, d.cause)}` : "";
+  const note = d.effect === "block" || d.effect === "would-block" ? approvalBlockNote(d.approval) : undefined;
+  return `${head}${cause}${note ? `; ${note}` : ""}${tail}`;
 }
 
 const reasons = new WeakMap<Decision, string>();
 
-/** Why the call was (or, in audit mode, would have been) blocked; undefined for a clean allow. */
+/** Why the call was (or, in audit mode, would have been) blocked or put to the owner; undefined for a clean allow. */
 export function blockReason(d: Decision): string | undefined {
   if (d.rules.length === 0 || d.effect === "allow") return undefined;
   let text = reasons.get(d);

@@ -33,6 +33,8 @@ export interface StatusSnapshot {
   manifests: readonly ManifestEntry[];
   builtinSource: string;
   brokenManifests: readonly BrokenManifest[];
+  /** Unknown capabilities in loaded manifests, one sentence each (`unknownCapabilityWarnings`). */
+  capabilityWarnings?: readonly string[];
   hooks: Readonly<Record<string, HookObservation>>;
   counts: AuditCounts;
   unmanifestedTools: ReadonlyMap<string, number>;
@@ -81,12 +83,13 @@ export function formatStatus(s: StatusSnapshot): string {
     enforcementLine(s),
     `L1 input trust tagging: ${c.layers.tagging ? "on" : "OFF (every session counts as owner)"}`,
     `L2 capability control: ${c.layers.capabilities ? c.capabilities.mode : "off (layer disabled)"}; overrides: ${overrides.length ? overrides.join(", ") : "none"}; tools without a manifest: ${c.capabilities.defaultAllow ? "allowed for the owner, blocked below owner" : "blocked"}; denied capabilities: ${c.capabilities.deny.length ? c.capabilities.deny.join(", ") : "none"}`,
+    `Operator capabilities: ${customText(c)}`,
     `Sub-agents: start at most ${c.subagent.maxTrust}; denied: ${c.subagent.denyCapabilities.join(", ") || "none"}`,
     "Hooks (registered / fired in this process):",
     ...Object.entries(s.hooks).map(
       ([name, h]) => `  ${name.padEnd(22)} ${h.registered ? "registered" : "NOT registered"}, fired ${h.fired}x, last ${when(h.lastAt)}`,
     ),
-    `Manifests: ${s.manifests.length} loaded (${builtin} built-in, ${s.manifests.length - builtin} from the operator); invalid: ${s.brokenManifests.length === 0 ? "none" : s.brokenManifests.map((b) => `${b.tool ?? b.source}`).join(", ")}`,
+    `Manifests: ${s.manifests.length} loaded (${builtin} built-in, ${s.manifests.length - builtin} from the operator); invalid: ${s.brokenManifests.length === 0 ? "none" : s.brokenManifests.map((b) => `${b.tool ?? b.source}`).join(", ")}; unknown capabilities: ${s.capabilityWarnings?.length ? `${s.capabilityWarnings.length} (below)` : "none"}`,
     `Tools seen without a manifest: ${s.unmanifestedTools.size === 0 ? "none" : [...s.unmanifestedTools].map(([tool, n]) => `${tool} (${n})`).join(", ")}`,
     `Decisions since ${when(s.startedAt)}: ${s.counts.decisions} (allow ${s.counts.allow}, block ${s.counts.block}, would-block ${s.counts.wouldBlock}, internal errors ${s.counts.errors}); trust changes ${s.counts.trustChanges}`,
     `Audit log: ${s.audit.file ?? "(no file)"}: ${s.audit.written} records written, ${s.audit.writeErrors} write errors${s.audit.lastWriteError ? ` (last: ${s.audit.lastWriteError})` : ""}`,
@@ -108,7 +111,14 @@ export function formatStatus(s: StatusSnapshot): string {
   }
   if (s.configErrors.length) lines.push("Config errors:", ...s.configErrors.map((e) => `  ${e}`));
   for (const bad of s.brokenManifests) lines.push(`Invalid manifest ${bad.source}: ${bad.errors.join(" ")}`);
+  for (const warning of s.capabilityWarnings ?? []) lines.push(`WARNING ${warning}`);
   return lines.join("\n");
+}
+
+function customText(c: ClawosConfig): string {
+  const custom = Object.entries(c.capabilities.custom ?? {});
+  if (custom.length === 0) return "none (capabilities.custom)";
+  return custom.map(([name, cap]) => `${name} (needs ${cap.minInputTrust}, risk ${cap.riskLevel})`).join(", ");
 }
 
 function sourceText(source: TaintSource): string {
@@ -212,10 +222,16 @@ export function formatAudit(
   return lines.join("\n");
 }
 
-export function formatManifests(entries: readonly ManifestEntry[], tool?: string): string {
+/**
+ * `/clawos manifests [tool]`. `warnings` are the unknown capabilities found at load
+ * (`unknownCapabilityWarnings`): listed after the table, or with the one tool asked for.
+ */
+export function formatManifests(entries: readonly ManifestEntry[], tool?: string, warnings: readonly string[] = []): string {
   const list = tool ? entries.filter((e) => e.manifest.tool === tool || e.manifest.aliases?.includes(tool)) : entries;
   if (list.length === 0) return `No manifest for ${tool}. Tools without a manifest follow capabilities.defaultAllow.`;
-  if (tool) return list.map((e) => `${JSON.stringify(e.manifest, null, 2)}\n(source: ${e.source})`).join("\n");
+  const shown = tool ? warnings.filter((w) => list.some((e) => w.includes(`(tool ${e.manifest.tool})`))) : warnings;
+  const unknown = shown.length ? ["Unknown capabilities (a call carrying one needs owner):", ...shown.map((w) => `  ${w}`)] : [];
+  if (tool) return [...list.map((e) => `${JSON.stringify(e.manifest, null, 2)}\n(source: ${e.source})`), ...unknown].join("\n");
   return [
     `${list.length} manifests (tool: capabilities | min input trust -> output trust | risk):`,
     ...list
@@ -223,8 +239,9 @@ export function formatManifests(entries: readonly ManifestEntry[], tool?: string
       .sort((a, b) => a.manifest.tool.localeCompare(b.manifest.tool))
       .map(
         (e) =>
-          `  ${e.manifest.tool}: ${e.manifest.capabilities.join(", ") || "(meta)"} | ${e.manifest.minInputTrust} -> ${e.manifest.outputTrust} | ${e.manifest.riskLevel}`,
+          `  ${e.manifest.tool}: ${e.manifest.capabilities.join(", ") || "(meta)"} | ${e.manifest.minInputTrust} -> ${e.manifest.outputTrust} | ${e.manifest.riskLevel}${e.unknownCapabilities.length ? ` | UNKNOWN: ${[...new Set(e.unknownCapabilities)].join(", ")}` : ""}`,
       ),
+    ...unknown,
   ].join("\n");
 }
 

@@ -213,7 +213,7 @@ export class SessionTaint {
     if (call.toolCallId) {
       this.calls.set(call.sessionKey, call.toolCallId, {
         tool,
-        blocked: decision.outcome === "block",
+        blocked: decision.outcome !== "allow",
         paramsRef: tool.via ? call.params : undefined,
         decision,
         agentId: call.agentId,

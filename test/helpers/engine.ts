@@ -9,11 +9,11 @@ import { Engine } from "../../src/engine.ts";
 import { SessionStore } from "../../src/taint/session-store.ts";
 import { buildRegistry } from "../../src/host/runtime.ts";
 import { hostEnvironment } from "../../src/host/host-env.ts";
-import { OWNER } from "./fixtures.ts";
+import { OWNER, pinBlocks } from "./fixtures.ts";
 
 /** Builds a real engine (built-in manifests, real store and audit) for unit tests. */
 export function makeConfig(raw: unknown = {}): ClawosConfig {
-  const result = resolveConfig(raw);
+  const result = resolveConfig(pinBlocks(raw));
   if (!result.ok) throw new Error(result.errors.join("\n"));
   return result.config;
 }

@@ -18,6 +18,15 @@ export const CHILD = "agent:main:subagent:child-1";
 export const OWNER = { channel: "webchat", senderId: "owner-1", senderIsOwner: true } as const;
 export const STRANGER = { channel: "telegram", senderId: "31337", senderIsOwner: false } as const;
 
+/**
+ * The tests written before approvals pin blocks: `approvals.default` is `block` unless a test
+ * configures `approvals` itself (test/unit/approvals.test.ts does).
+ */
+export function pinBlocks(raw: unknown): unknown {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw) || "approvals" in raw) return raw;
+  return { ...(raw as Record<string, unknown>), approvals: { default: "block" } };
+}
+
 export const ENFORCE = { capabilities: { mode: "enforce" } } as const;
 export const AUDIT = { capabilities: { mode: "audit" } } as const;
 
@@ -42,7 +51,12 @@ export function recordingApi(
 ): RecordedApi {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), "clawos-api-"));
   return {
-    ...recordingHost({ pluginConfig: options.pluginConfig, trustedPolicies: options.trustedPolicies, stateDir, config: options.hostConfig ?? HOST_CONFIG }),
+    ...recordingHost({
+      pluginConfig: pinBlocks(options.pluginConfig ?? {}),
+      trustedPolicies: options.trustedPolicies,
+      stateDir,
+      config: options.hostConfig ?? HOST_CONFIG,
+    }),
     stateDir,
   };
 }
@@ -70,7 +84,7 @@ export function registered(config: Record<string, unknown> = ENFORCE, stateDir?:
   return {
     rec,
     config,
-    runtime: () => obtainRuntime({ rawConfig: config, stateDir: rec.stateDir }),
+    runtime: () => obtainRuntime({ rawConfig: rec.api.pluginConfig, stateDir: rec.stateDir }),
     gate,
     taint: (ctx = ctxOf(), id = nextId()) => {
       const allowed = gate("web_fetch", { url: "https://evil.example/p" }, ctx, id);

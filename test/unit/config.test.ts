@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { resolveConfig, defaultConfig } from "../../src/config/config.ts";
 import { buildUiHints, configJsonSchema } from "../../src/config/config-schema.ts";
 import { pluginJsonText } from "../../scripts/plugin-json.ts";
+import { UI_TIERS } from "../../src/config/ui-hints.ts";
 
 describe("config", () => {
   it("defaults to audit mode, tagging and capability control on, defaultAllow true", () => {
@@ -67,26 +68,43 @@ describe("config", () => {
     expect(json.id).toBe("clawos");
   });
 
-  it("has a UI hint with a label for every config field", () => {
+  it("has a UI hint with a label, help and a tier for every config field the host's settings page shows", () => {
     const hints = buildUiHints();
-    for (const path of [
-      "layers.tagging",
-      "layers.capabilities",
-      "capabilities.mode",
-      "capabilities.overrides",
-      "capabilities.deny",
-      "capabilities.defaultAllow",
-      "unknownRequesterTrust",
-      "trustedSenders",
-      "subagent.maxTrust",
-      "subagent.denyCapabilities",
-      "manifestDirs",
-      "manifests",
-      "audit.file",
-      "state.dir",
-      "state.maxSessions",
-    ]) {
-      expect(hints[path]?.label, path).toBeTruthy();
+    // Every path the host derives from the schema: properties, map entries (*), array items ([]).
+    const paths: string[] = [];
+    const walk = (node: Record<string, unknown>, path: string) => {
+      if (path) paths.push(path);
+      for (const shape of [node, ...((node.anyOf as Record<string, unknown>[]) ?? []).filter((b) => b.type === "object")]) {
+        for (const [key, child] of Object.entries((shape.properties as Record<string, Record<string, unknown>>) ?? {})) {
+          const childPath = path ? `${path}.${key}` : key;
+          if (!paths.includes(childPath)) walk(child, childPath);
+        }
+        for (const child of Object.values((shape.patternProperties as Record<string, Record<string, unknown>>) ?? {})) walk(child, `${path}.*`);
+        if (shape.items) walk(shape.items as Record<string, unknown>, `${path}[]`);
+      }
+    };
+    walk(configJsonSchema(), "");
+    expect(paths.length).toBeGreaterThan(100);
+    for (const path of paths) {
+      const hint = hints[path];
+      expect(hint?.label, path).toBeTruthy();
+      expect(hint?.help, path).toBeTruthy();
+      expect(typeof hint?.advanced, path).toBe("boolean");
     }
+    expect(Object.keys(hints).sort()).toEqual([...new Set(paths)].sort());
+  });
+
+  it("classifies every top-level field as common or advanced, and the newcomer's fields as common", () => {
+    const top = Object.keys((configJsonSchema() as { properties: object }).properties);
+    expect(top.filter((key) => !Object.hasOwn(UI_TIERS, key))).toEqual([]);
+    const hints = buildUiHints();
+    for (const path of ["capabilities.mode", "capabilities.overrides", "capabilities.deny", "trustedSenders[].senderId", "manifestDirs", "commands.rules"]) {
+      expect(hints[path]?.advanced, path).toBe(false);
+    }
+    for (const path of ["layers.tagging", "capabilities.custom.*.minInputTrust", "manifests[].tool", "provenance.enabled", "state.dir", "audit.file"]) {
+      expect(hints[path]?.advanced, path).toBe(true);
+    }
+    // No field holds a secret today; a sensitive one is listed in UI_SENSITIVE.
+    expect(Object.entries(hints).filter(([, hint]) => hint.sensitive)).toEqual([]);
   });
 });

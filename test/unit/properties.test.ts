@@ -1,4 +1,4 @@
-import { MAIN, OWNER, STRANGER } from "../helpers/fixtures.ts";
+import { pinBlocks, MAIN, OWNER, STRANGER } from "../helpers/fixtures.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -107,7 +107,9 @@ function dropExtraExitListeners() {
   for (const l of process.listeners("exit")) if (!exitListeners.has(l)) process.removeListener("exit", l);
 }
 
-function start(rawConfig: Record<string, unknown>, stateDir = mkdtempSync(join(tmpdir(), "clawos-prop-"))): Live {
+function start(unpinned: Record<string, unknown>, stateDir = mkdtempSync(join(tmpdir(), "clawos-prop-"))): Live {
+  // The reference decision blocks; approvals (test/unit/approvals.test.ts) are pinned off here.
+  const rawConfig = pinBlocks(unpinned) as Record<string, unknown>;
   resetRuntimeForTests();
   const host = recordingHost({ pluginConfig: rawConfig, stateDir });
   plugin.register(host.api as never);
@@ -131,6 +133,8 @@ afterEach(() => {
 
 const level = fc.constantFrom(...LEVELS);
 const capability = fc.oneof(fc.constantFrom(...Object.keys(FLOOR)), fc.constantFrom("quantum:teleport", "x:y", "fs:chmod"));
+/** Denial lists name known capabilities only: an unknown one there makes the config invalid (capability-names.test.ts). */
+const deniable = fc.constantFrom(...Object.keys(FLOOR));
 const customManifest = (i: number) =>
   fc.record({
     tool: fc.constant(`custom_${i}`),
@@ -151,7 +155,7 @@ const overridingManifest = fc.record({
 });
 const refConfig: fc.Arbitrary<RefConfig> = fc.record({
   defaultAllow: fc.boolean(),
-  deny: fc.uniqueArray(capability, { maxLength: 3 }),
+  deny: fc.uniqueArray(deniable, { maxLength: 3 }),
   unknownRequesterTrust: level,
   manifests: fc
     .tuple(customManifest(1), customManifest(2), customManifest(3), fc.option(overridingManifest, { nil: undefined }))
@@ -258,14 +262,14 @@ const anyConfig = fc.record(
         mode: fc.constantFrom("enforce", "audit", "off"),
         defaultAllow: fc.boolean(),
         overrides: fc.dictionary(fc.constantFrom("exec", "web_fetch", "message", "custom_1"), fc.constantFrom("enforce", "audit", "off"), { maxKeys: 2 }),
-        deny: fc.uniqueArray(capability, { maxLength: 2 }),
-        agents: fc.dictionary(fc.constantFrom("main", "support"), fc.record({ deny: fc.uniqueArray(capability, { maxLength: 2 }) }), { maxKeys: 1 }),
+        deny: fc.uniqueArray(deniable, { maxLength: 2 }),
+        agents: fc.dictionary(fc.constantFrom("main", "support"), fc.record({ deny: fc.uniqueArray(deniable, { maxLength: 2 }) }), { maxKeys: 1 }),
       },
       { requiredKeys: [] },
     ),
     unknownRequesterTrust: level,
     trustedSenders: fc.array(fc.record({ channel: fc.constantFrom("telegram", "slack"), senderId: fc.constantFrom("31337", "U1") }), { maxLength: 2 }),
-    subagent: fc.record({ maxTrust: level, denyCapabilities: fc.uniqueArray(capability, { maxLength: 2 }) }, { requiredKeys: [] }),
+    subagent: fc.record({ maxTrust: level, denyCapabilities: fc.uniqueArray(deniable, { maxLength: 2 }) }, { requiredKeys: [] }),
     manifests: fc.tuple(customManifest(1), customManifest(2)).map((m) => [...m]),
     state: fc.record({ maxSessions: fc.integer({ min: 1, max: 5 }), maxSourcesPerSession: fc.integer({ min: 1, max: 3 }) }, { requiredKeys: [] }),
   },

@@ -1,0 +1,118 @@
+import { redactString } from "../audit/redact.ts";
+import type { ApprovalSurface, ApprovalVerdict } from "../policy/approval.ts";
+import type { Decision } from "../policy/decision.ts";
+import type { ArgumentVerdict } from "../taint/provenance.ts";
+
+/**
+ * Words for an approval: the prompt a person decides on (title, description, severity) and the
+ * sentence a block reason adds when nobody could be asked. Made from the decision's data only.
+ * OpenClaw caps a title at 80 characters and a description at 512; both are bounded here.
+ */
+
+export const TITLE_LIMIT = 80;
+export const DESCRIPTION_LIMIT = 512;
+
+export type ApprovalSeverity = "info" | "warning" | "critical";
+
+export interface ApprovalPrompt {
+  readonly title: string;
+  readonly description: string;
+  readonly severity: ApprovalSeverity;
+  readonly timeoutMs: number;
+  readonly timeoutReason: string;
+  readonly allowedDecisions: Array<"allow-once" | "allow-always" | "deny">;
+}
+
+/** Severity from the tool's risk level: low is info, critical is critical, the rest (and unknown) warning. */
+export function severityOf(risk: ApprovalVerdict["risk"]): ApprovalSeverity {
+  return risk === "low" ? "info" : risk === "critical" ? "critical" : "warning";
+}
+
+function clip(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+}
+
+function valueText(value: string, limit = 60): string {
+  return JSON.stringify(clip(redactString(value), limit));
+}
+
+/** One argument's line: its value (redacted, short) and where it came from, with that input's trust. */
+export function argumentLine(v: ArgumentVerdict): string {
+  const where =
+    v.verdict === "endorsed"
+      ? `from ${v.source ?? "a trusted input"}${v.level ? ` (${v.level})` : ""}`
+      : v.verdict === "tainted"
+        ? `only from ${v.source ?? "an input"} (${v.level ?? "less trusted"}${v.callId ? `, call ${v.callId}` : ""})`
+        : "in no input ClawOS saw (the model chose it)";
+  return `${v.argument} ${valueText(v.value)} ${where}`;
+}
+
+/** The arguments that matter: those that fell short first, then the rest, at most four. */
+function argumentLines(d: Decision): string[] {
+  const verdicts = d.arguments ?? [];
+  const ordered = [...verdicts.filter((v) => !v.allowed), ...verdicts.filter((v) => v.allowed)].slice(0, 4);
+  if (ordered.length > 0) return ordered.map(argumentLine);
+  // A call decided on its trust floor alone: the arguments the rules name, if any.
+  return d.rules.filter((r) => r.argument && r.value !== undefined).map((r) => `${r.argument} ${valueText(r.value as string)}`);
+}
+
+/** What made the session less trusted, in a few words. */
+function sessionLine(d: Decision): string {
+  const cause = d.cause ? `, since ${d.cause.label}${d.cause.callId ? ` (call ${d.cause.callId})` : ""}` : "";
+  return `This session is at ${d.inputTrust}${cause}.`;
+}
+
+function needed(d: Decision): string {
+  let required: string | undefined;
+  for (const r of d.rules) if (r.requires) required = r.requires;
+  return required ?? "owner";
+}
+
+/** The prompt for a call ClawOS asks the owner about (effect `approve`). */
+export function approvalPrompt(d: Decision): ApprovalPrompt {
+  const approval = d.approval;
+  const risk = approval?.risk;
+  const timeoutSeconds = approval?.timeoutSeconds ?? 120;
+  const via = d.via ? ` via ${d.via}` : "";
+  const title = clip(`ClawOS: allow ${d.tool}${via}${d.cause ? ` after ${d.inputTrust} input` : ""}?`, TITLE_LIMIT);
+  const command = d.command && !d.command.readOnly ? [`Command runs: ${d.command.programs.join(", ") || "(unparsed)"}.`] : [];
+  const args = argumentLines(d);
+  const lines = [
+    `${d.tool} can ${d.capabilities.join(", ") || "do what its manifest says"}${risk ? ` (risk ${risk})` : ""}; it needs ${needed(d)} input.`,
+    ...(args.length > 0 ? [`Arguments: ${args.join("; ")}.`] : []),
+    ...command,
+    sessionLine(d),
+    `Unanswered in ${timeoutSeconds} s: denied. Allow once runs this call only.`,
+  ];
+  return {
+    title,
+    description: clip(lines.join("\n"), DESCRIPTION_LIMIT),
+    severity: severityOf(risk),
+    timeoutMs: timeoutSeconds * 1000,
+    timeoutReason: `ClawOS: nobody answered the approval for ${d.tool} within ${timeoutSeconds} s, so it was not run (an unanswered approval denies).`,
+    // No standing grants yet: allow-always would only mean allow once, so it is not offered.
+    allowedDecisions: ["allow-once", "deny"],
+  };
+}
+
+const SURFACE_TEXT: Record<ApprovalSurface, string> = {
+  interactive: "",
+  headless: "this run has no interactive owner channel (a CLI or headless run)",
+  cron: "this is a cron run",
+  heartbeat: "this is a run the host started by itself (heartbeat)",
+  subagent: "this is a sub-agent whose parent session has no interactive owner channel",
+  unsupported: "this OpenClaw has no trusted tool policies, through which ClawOS asks",
+};
+
+/** Why a call the owner could have been asked about was blocked instead; undefined when it was not askable. */
+export function approvalBlockNote(approval: ApprovalVerdict | undefined): string | undefined {
+  if (!approval) return undefined;
+  if (approval.choice === "block") {
+    const where =
+      approval.by === "default"
+        ? "approvals.default"
+        : `approvals.${approval.by === "tool" ? "tools" : approval.by === "capability" ? "capabilities" : "risk"}.${approval.setting}`;
+    return `the owner was not asked: ${where} is "block"`;
+  }
+  return `the owner was not asked because nobody can answer: ${SURFACE_TEXT[approval.surface]}${approval.parent ? ` (parent ${approval.parent})` : ""}`;
+}

@@ -1,0 +1,91 @@
+import type { ApprovalSurface } from "../policy/approval.ts";
+
+/**
+ * L1: who could answer an approval in each session, from what the host said about its latest turn
+ * (the run's trigger, whether it named a requester). Bounded; kept in memory only (a restart
+ * starts again with the next turn, and until then a session counts by its calls' requesters).
+ */
+
+interface SurfaceFacts {
+  /** The latest model run's trigger (`user`, `cron`, `heartbeat`, ...), when the host gave one. */
+  trigger?: string;
+  /** Whether the latest turn or call named a requester. */
+  requester?: boolean;
+}
+
+const MAX_SESSIONS = 10_000;
+const MAX_DEPTH = 4;
+
+/** `agent:<id>:<rest>`: the part after the agent id, lower case. */
+function restOf(sessionKey: string): string {
+  const parts = sessionKey.trim().toLowerCase().split(":");
+  return parts[0] === "agent" && parts.length >= 3 ? parts.slice(2).join(":") : parts.join(":");
+}
+
+/** Cron runs (`agent:<id>:cron:<job>...`, the host's isCronSessionKey) and `openclaw agent exec` (`agent:<id>:explicit:<uuid>`). */
+export function surfaceOfKey(sessionKey: string | undefined): ApprovalSurface | undefined {
+  if (!sessionKey) return undefined;
+  const rest = restOf(sessionKey);
+  if (rest.startsWith("cron:")) return "cron";
+  if (rest.startsWith("explicit:")) return "headless";
+  return undefined;
+}
+
+function surfaceOfTrigger(trigger: string | undefined): ApprovalSurface | undefined {
+  if (!trigger || trigger === "user") return undefined;
+  return trigger === "cron" ? "cron" : trigger === "heartbeat" ? "heartbeat" : "headless";
+}
+
+export class ApprovalSurfaces {
+  private readonly sessions = new Map<string, SurfaceFacts>();
+
+  private facts(key: string): SurfaceFacts {
+    let f = this.sessions.get(key);
+    if (!f) {
+      if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
+      f = {};
+      this.sessions.set(key, f);
+    }
+    return f;
+  }
+
+  /** A model run starts: its trigger and whether the host named who asked. */
+  noteTurn(sessionKey: string | undefined, trigger: string | undefined, requester: boolean | undefined): void {
+    if (!sessionKey) return;
+    const f = this.facts(sessionKey);
+    f.trigger = trigger;
+    if (requester !== undefined) f.requester = requester;
+  }
+
+  /** A call arrives: whether its context names a requester. */
+  noteCall(sessionKey: string | undefined, requester: boolean): void {
+    if (sessionKey) this.facts(sessionKey).requester = requester;
+  }
+
+  /**
+   * Who could answer an approval for a call in this session. A sub-agent's question goes to its
+   * parent's owner: it is answerable only when its parent (as L1 linked it) is.
+   */
+  surfaceOf(
+    sessionKey: string | undefined,
+    isSubagent: boolean,
+    requester: boolean,
+    parentOf: (key: string) => string | undefined,
+  ): { surface: ApprovalSurface; parent?: string } {
+    const own = surfaceOfKey(sessionKey) ?? surfaceOfTrigger(sessionKey ? this.sessions.get(sessionKey)?.trigger : undefined);
+    if (own) return { surface: own };
+    if (isSubagent) {
+      let key = sessionKey ? parentOf(sessionKey) : undefined;
+      for (let depth = 0; key && depth < MAX_DEPTH; depth++) {
+        const fromKey = surfaceOfKey(key);
+        const f = this.sessions.get(key);
+        const s = fromKey ?? surfaceOfTrigger(f?.trigger);
+        if (s) return { surface: "subagent", parent: key };
+        if (!/(^|:)(subagent|acp):/i.test(key)) return f?.requester ? { surface: "interactive", parent: key } : { surface: "subagent", parent: key };
+        key = parentOf(key);
+      }
+      return key ? { surface: "subagent", parent: key } : { surface: "subagent" };
+    }
+    return requester ? { surface: "interactive" } : { surface: "headless" };
+  }
+}
