@@ -6,6 +6,17 @@ import { hash } from "node:crypto";
  */
 
 const SECRET_KEY = /pass(word|phrase)?|secret|token|api[-_]?key|auth|cookie|credential|private[-_]?key|bearer|session[-_]?id/i;
+const BASE64_BLOB = /\b[A-Za-z0-9+/_-]{48,}={0,2}/g;
+/**
+ * A long run that is a path or a name, not encoded bytes: it mixes `/` with `-` or `_` (standard
+ * base64 has `+` and `/`, URL-safe base64 `-` and `_`, never both kinds), or it lacks a digit or a
+ * letter case (random bytes encode to all three).
+ */
+function notABlob(match: string): boolean {
+  if (match.includes("/") && /[-_]/.test(match)) return true;
+  return !/[0-9]/.test(match) || !/[a-z]/.test(match) || !/[A-Z]/.test(match);
+}
+
 const SECRET_VALUE: readonly RegExp[] = [
   /\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}/g, // provider API keys
   /\bgh[pousr]_[A-Za-z0-9]{20,}/g, // GitHub tokens
@@ -16,7 +27,7 @@ const SECRET_VALUE: readonly RegExp[] = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   /(:\/\/[^\s:/@]+:)[^\s@/]+@/g, // passwords in URLs
   /\b[A-Fa-f0-9]{40,}\b/g, // long hex secrets
-  /\b[A-Za-z0-9+/_-]{48,}={0,2}/g, // long base64-like blobs
+  BASE64_BLOB, // long base64-like blobs (not paths and names: see `notABlob`)
 ];
 
 export const PREVIEW_LIMIT = 240;
@@ -35,9 +46,10 @@ export function redactString(text: string): string {
   if (!ANY_SECRET.test(text)) return text;
   let out = text;
   for (const pattern of SECRET_VALUE) {
-    out = out.replace(pattern, (match, prefix) =>
-      typeof prefix === "string" && match.startsWith(prefix) && prefix.startsWith("://") ? `${prefix}[redacted]@` : "[redacted]",
-    );
+    out = out.replace(pattern, (match, prefix) => {
+      if (pattern === BASE64_BLOB && notABlob(match)) return match;
+      return typeof prefix === "string" && match.startsWith(prefix) && prefix.startsWith("://") ? `${prefix}[redacted]@` : "[redacted]";
+    });
   }
   return out;
 }

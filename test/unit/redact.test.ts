@@ -22,6 +22,18 @@ describe("redaction", () => {
     expect(redactString("https://alice:hunter2@example.com/x")).toBe("https://alice:[redacted]@example.com/x");
   });
 
+  it("leaves long paths and names alone: a block reason must show the path it is about", () => {
+    for (const text of [
+      "/tmp/clawos-tests-HIPN3o/clawos-e2e-qH72X8/home/.openclaw/workspace/summaries-sc25/news.md",
+      "/home/someone/projects/acme/services/billing/reports/quarterly/summary",
+      "src/components/very_long_component_directory_name_for_the_dashboard/Button.tsx",
+    ]) {
+      expect(redactString(text)).toBe(text);
+    }
+    // Encoded bytes with a slash are still a blob.
+    expect(redactString("token QUJDREVGR0hJSktMTU5PUFFSU1RV/VldYWVphYmNkZWZnaGlqa2xtbm9wcXJz9")).toContain("[redacted]");
+  });
+
   it("leaves ordinary text alone", () => {
     for (const text of ["", "ls -la", "notes/2026-11-22.md", "send the report to bob@example.com"]) expect(redactString(text)).toBe(text);
   });
