@@ -20,8 +20,15 @@ async function loadCallGateway() {
     /* bundled release */
   }
   const dist = join(hostDir, "dist");
-  for (const file of readdirSync(dist).filter((f) => /^call-.*\.js$/.test(f))) {
-    const alias = /\bcallGateway as (\w+)/.exec(readFileSync(join(dist, file), "utf8"))?.[1];
+  // Some releases ship two copies of the client; the one that imports the CLI entry (entry.js) runs
+  // the CLI on import, which would parse this worker's arguments as a command. Sorted: the same
+  // choice whatever order the directory lists them in.
+  for (const file of readdirSync(dist)
+    .filter((f) => /^call-.*\.js$/.test(f))
+    .sort()) {
+    const source = readFileSync(join(dist, file), "utf8");
+    if (/from "\.\/entry\.js"/.test(source)) continue;
+    const alias = /\bcallGateway as (\w+)/.exec(source)?.[1];
     if (!alias) continue;
     const mod = await import(pathToFileURL(join(dist, file)).href);
     if (typeof mod[alias] === "function") return mod[alias];
