@@ -9,14 +9,8 @@ import { isTrustLevel, type TrustLevel } from "../taint/trust.ts";
  * `config.weakened`). Parsing is pure; reading streams the file so a large log costs little memory.
  */
 
-export interface AuditSource {
-  readonly level: TrustLevel;
-  readonly kind: TaintKind;
-  readonly label: string;
-  readonly tool?: string;
-  readonly callId?: string;
-  readonly at: number;
-}
+/** A taint source as an audit record carries it: the session store's own shape. */
+export type AuditSource = TaintSource;
 
 export interface DecisionRecord {
   readonly event: "decision";
