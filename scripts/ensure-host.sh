@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Usage: scripts/ensure-host.sh <openclaw-version>
-# Installs openclaw@<version> (once) into the repo's ignored cache, .cache/hosts/openclaw-<version>/,
-# and prints the installed package directory (.../node_modules/openclaw). Tests use it to get
-# real OpenClaw releases other than the devDependency.
+# Installs openclaw@<version> (once) into the development cache (scripts/cache-dir.sh), under
+# hosts/openclaw-<version>/, and prints the installed package directory (.../node_modules/openclaw).
+# Tests use it to get real OpenClaw releases other than the development host (scripts/dev-host.sh).
 set -euo pipefail
 version="${1:?usage: ensure-host.sh <openclaw-version>}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-hosts="$root/.cache/hosts"
+hosts="$(bash "$root/scripts/cache-dir.sh")/hosts"
 prefix="$hosts/openclaw-$version"
 pkg="$prefix/node_modules/openclaw"
 

@@ -4,8 +4,8 @@
 # linked in (scripts/dev-host.sh).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
-if [ "$major" -lt 24 ]; then
+# OpenClaw 2026.9 needs Node >= 24.16: the machine's own Node when it is that new, else the cached one.
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 24 || (a === 24 && b >= 16) ? 0 : 1)' 2>/dev/null; then
   PATH="$(bash "$root/scripts/node24.sh"):$PATH"
   export PATH
 fi

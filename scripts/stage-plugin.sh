@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# Builds a clean, loadable ClawOS plugin directory at $1: the plugin's own files plus its
-# production dependencies only, the way OpenClaw installs a plugin from npm. Link or load this
-# directory rather than a development checkout, whose node_modules holds a whole OpenClaw of its own.
+# Builds a ClawOS plugin directory at $1 the way OpenClaw installs it from npm: the files package.json
+# publishes (`files`), the built JavaScript entry, and production dependencies only. The tests load
+# and pack this copy, so they run what a tarball holds and never leave a build in the checkout
+# (the host prefers a linked checkout's dist/ over its TypeScript, so a stale one would be run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 target="${1:?usage: stage-plugin.sh <target-dir>}"
 mkdir -p "$target"
 target="$(cd "$target" && pwd)"
-# Built JavaScript for hosts and routes that do not load TypeScript (npm installs, extensions dir).
-(cd "$root" && "$root/node_modules/.bin/tsc" -p tsconfig.build.json)
-for item in package.json package-lock.json openclaw.plugin.json index.ts src manifests README.md; do
+cd "$root"
+# The SDK types come from the development host.
+bash scripts/dev-host.sh
+items="$(node -p 'const p = require("./package.json"); ["package.json", "package-lock.json", ...p.files.filter((f) => f.replace(/\/$/, "") !== "dist")].join("\n")')"
+while IFS= read -r item; do
+  item="${item%/}"
   rm -rf "${target:?}/$item"
-  cp -R "$root/$item" "$target/$item"
-done
-if [ -d "$root/dist" ]; then rm -rf "$target/dist"; cp -R "$root/dist" "$target/dist"; fi
+  if [ -e "$item" ]; then cp -R "$item" "$target/$item"; fi
+done <<<"$items"
+rm -rf "$target/dist"
+"$root/node_modules/.bin/tsc" -p tsconfig.build.json --outDir "$target/dist"
 cd "$target"
 npm ci --omit=dev --omit=peer --omit=optional --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error >&2
 echo "$target"

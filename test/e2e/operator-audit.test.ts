@@ -1,13 +1,14 @@
-// ClawOS installed from its tarball (npm pack of this checkout) into a real OpenClaw 2026.9.6 home:
+// ClawOS installed from its tarball (npm pack of a staged copy: the published files and the built entry) into a real OpenClaw 2026.9.6 home:
 // a gateway turn fills the audit log, then, with the gateway stopped, the operator CLI
 // (`openclaw clawos ...`) reads it back and the host's own `openclaw security audit --deep` runs.
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devHostDir } from "../../tools/harness/dev-host.ts";
 import { createOpenClawEnv, type OpenClawEnv } from "../../tools/harness/gateway.ts";
 import { parseJsonOutput } from "../../tools/harness/processes.ts";
 import { startScriptedModel, type ScriptedModel } from "../../tools/harness/scripted-model.ts";
+import { stagedClawos } from "../../tools/harness/stage.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const FIXTURES = join(REPO, "tools/harness/fixtures");
@@ -48,15 +49,14 @@ describe("operator CLI and security audit on a tarball install", () => {
   }
 
   beforeAll(async () => {
-    // The tarball holds the built JavaScript entry; build it the way `npm run build` does.
-    execFileSync(join(REPO, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json"], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
     model = await startScriptedModel();
     env = await createOpenClawEnv({
       model,
       plugins: [
         {
           id: "clawos",
-          dir: REPO,
+          // Packed from a staged copy: the published files plus the built JavaScript entry.
+          dir: stagedClawos(),
           route: "tarball",
           config: { capabilities: { mode: "audit", overrides: { exec: "enforce" } }, manifests: [EXEC_OUTPUT_OWNER] },
         },
@@ -171,7 +171,7 @@ describe("operator CLI and security audit on a tarball install", () => {
     // OpenClaw 2026.9.6 does not: `security audit` loads plugins for metadata only ("validate"), which
     // never registers a collector. Until it does, `openclaw clawos findings` is where they appear.
     const ours = audit.findings.filter((f) => f.checkId.startsWith("clawos."));
-    const hostVersion = (JSON.parse(readFileSync(join(REPO, "node_modules/openclaw/package.json"), "utf8")) as { version: string }).version;
+    const hostVersion = (JSON.parse(readFileSync(join(devHostDir(), "package.json"), "utf8")) as { version: string }).version;
     if (hostVersion === "2026.9.6") expect(ours).toEqual([]);
     else expect(ours.map((f) => f.checkId)).toEqual(["clawos.mode.audit", "clawos.manifests.weaken_builtin", "clawos.tools.unmanifested"]);
   });

@@ -1,10 +1,11 @@
 // What the package ships passes the installed OpenClaw's own code-safety scan (the scan behind
 // `openclaw security audit --deep`'s plugins.code_safety): no finding at all, critical or warning.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { devHostDir } from "../../tools/harness/dev-host.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
 
@@ -18,7 +19,7 @@ type Scan = (dir: string, opts?: { includeFiles?: string[] }) => Promise<ScanSum
 
 /** The host's scanner: the dist module that defines `scanDirectoryWithSummary` (its file name is hashed). */
 async function hostScanner(): Promise<Scan> {
-  const dist = join(realpathSync(join(REPO, "node_modules/openclaw")), "dist");
+  const dist = join(devHostDir(), "dist");
   for (const name of readdirSync(dist).filter((f) => /^scanner-.*\.mjs$/.test(f))) {
     const text = readFileSync(join(dist, name), "utf8");
     const alias = /scanDirectoryWithSummary as (\w+)/.exec(text)?.[1];
@@ -26,7 +27,7 @@ async function hostScanner(): Promise<Scan> {
     const mod = (await import(pathToFileURL(join(dist, name)).href)) as Record<string, Scan>;
     return mod[alias];
   }
-  throw new Error("OpenClaw's code-safety scanner was not found in node_modules/openclaw/dist");
+  throw new Error("OpenClaw's code-safety scanner was not found in the development host's dist");
 }
 
 /** The package's files as npm packs them (package.json `files`, plus package.json itself). */

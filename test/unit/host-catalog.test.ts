@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { buildRegistry } from "../../src/host/runtime.ts";
+import { devHostDir } from "../../tools/harness/dev-host.ts";
 import { makeConfig } from "../helpers/engine.ts";
 
 /**
@@ -11,7 +11,7 @@ import { makeConfig } from "../helpers/engine.ts";
  * not) has a built-in manifest. A host upgrade that adds a tool fails here, not in production.
  */
 
-const hostDir = fileURLToPath(new URL("../../node_modules/openclaw/", import.meta.url));
+const hostDir = `${devHostDir()}/`;
 const dist = join(hostDir, "dist");
 
 function coreTools(): string[] {

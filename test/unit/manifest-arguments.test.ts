@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkArgumentPaths } from "../../src/policy/argument-check.ts";
 import { DECISION_ROLES, type Manifest } from "../../src/policy/manifest-schema.ts";
+import { devHostDir } from "../../tools/harness/dev-host.ts";
 
 // The built-in manifests' arguments, checked against what the installed host really sends: every
 // `at` must name a parameter of the tool's schema (or an alias the host is known to read), and every
@@ -155,7 +156,7 @@ describe("checkArgumentPaths", () => {
 // ---------------------------------------------------------------------------------------------
 // The installed host's real parameter schemas.
 
-const hostDist = fileURLToPath(new URL("../../node_modules/openclaw/dist/", import.meta.url));
+const hostDist = `${join(devHostDir(), "dist")}/`;
 
 /**
  * Paths the host reads although the tool's schema does not define them, with why. Anything else an
@@ -295,7 +296,7 @@ function manifestFor(name: string): Manifest | undefined {
   );
 }
 
-describe.skipIf(!existsSync(hostDist))("arguments name real parameters of the installed host's tools", () => {
+describe("arguments name real parameters of the installed host's tools", () => {
   let schemas = new Map<string, unknown>();
   beforeAll(async () => {
     schemas = await loadHostSchemas();

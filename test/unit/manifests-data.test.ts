@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { CAPABILITIES, capabilityFloor, isKnownCapability } from "../../src/policy/capabilities.ts";
 import { ManifestSchema, type Manifest } from "../../src/policy/manifest-schema.ts";
 import { trustRank, type TrustLevel } from "../../src/taint/trust.ts";
+import { devHostDir } from "../../tools/harness/dev-host.ts";
 
 // Data tests for the built-in manifests shipped in `manifests/`: every file must satisfy the
 // schema, name only known capabilities, and cover every tool of the OpenClaw 2026.9.6 catalog.
@@ -166,10 +167,9 @@ describe("catalog coverage", () => {
 
   // The installed host package is the source of truth: if a newer catalog adds a tool or an alias,
   // this fails until a manifest covers it.
-  const hostDist = findHostDist();
 
-  it.skipIf(!hostDist)("covers every tool id in the installed host's tool catalog", () => {
-    const source = readHostModule(hostDist!, /^tool-catalog-.*\.mjs$/);
+  it("covers every tool id in the installed host's tool catalog", () => {
+    const source = readHostModule(hostDist(), /^tool-catalog-.*\.mjs$/);
     const block = source.slice(source.indexOf("const CORE_TOOL_DEFINITIONS = ["), source.indexOf("const CORE_TOOL_BY_ID"));
     const ids = [...block.matchAll(/\bid: "([a-z0-9_.-]+)"/g)].map((match) => match[1]);
     if (/\bid: AUTOMATIONS_TOOL_NAME\b/.test(block)) ids.push("automations");
@@ -178,8 +178,8 @@ describe("catalog coverage", () => {
     expect(ids.filter((id) => !CATALOG_TOOLS.includes(id))).toEqual([]);
   });
 
-  it.skipIf(!hostDist)("lists every host tool-name alias on the manifest of its canonical tool", () => {
-    const source = readHostModule(hostDist!, /^tool-policy-shared-.*\.mjs$/);
+  it("lists every host tool-name alias on the manifest of its canonical tool", () => {
+    const source = readHostModule(hostDist(), /^tool-policy-shared-.*\.mjs$/);
     const aliases = [...source.matchAll(/\["([a-z0-9_.-]+)", "([a-z0-9_.-]+)"\]/g)].map((match) => [match[1], match[2]]);
     expect(aliases.length).toBeGreaterThan(0);
     for (const [alias, canonical] of aliases) {
@@ -293,10 +293,9 @@ describe("specific classifications", () => {
   });
 });
 
-function findHostDist(): string | undefined {
-  // The host is a devDependency; its package exports do not expose dist/, so read it from disk.
-  const dist = fileURLToPath(new URL("../../node_modules/openclaw/dist/", import.meta.url));
-  return existsSync(dist) ? dist : undefined;
+function hostDist(): string {
+  // The package's exports do not expose dist/, so the development host is read from disk.
+  return join(devHostDir(), "dist");
 }
 
 function readHostModule(dist: string, pattern: RegExp): string {

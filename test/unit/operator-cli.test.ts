@@ -1,6 +1,6 @@
 // The operator CLI (`openclaw clawos ...`) on an install written by a real engine: the commands'
 // text, JSON and exit codes, read-only behaviour, and the wiring onto Commander as the host passes it.
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,6 +19,7 @@ import {
 } from "../../src/cli/operator-cli.ts";
 import { isOperatorCliProcess } from "../../src/host/operator-surfaces.ts";
 import { resetRuntimeForTests } from "../../src/host/runtime.ts";
+import { devHostDir } from "../../tools/harness/dev-host.ts";
 import { call, makeEngine, STRANGER } from "../helpers/engine.ts";
 
 const MAIN = "agent:main:main";
@@ -217,7 +218,7 @@ describe("openclaw clawos verify", () => {
 
 describe("the CLI in the host", () => {
   // Commander as the host passes it (the installed OpenClaw's own copy).
-  const commander = createRequire(realpathSync(resolve("node_modules/openclaw/package.json")))("commander") as {
+  const commander = createRequire(join(devHostDir(), "package.json"))("commander") as {
     Command: new () => CommandBuilder & { exitOverride(): unknown; parseAsync(argv: string[]): Promise<unknown> };
   };
 

@@ -9,16 +9,15 @@ import { readFile, writeFile, mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
+import { devHostDir } from "../harness/dev-host.ts";
 import { emit, parseArgs } from "./lib/host.ts";
 import { summarize } from "./lib/stats.ts";
 
 const args = parseArgs();
 const calls = Number(args.calls ?? 20_000);
 const require = createRequire(import.meta.url);
-// The package root, found from an exported entry (package.json itself is not exported).
-const sdkEntry = fileURLToPath(import.meta.resolve("openclaw/plugin-sdk/agent-harness-runtime"));
-const openclawDir = sdkEntry.slice(0, sdkEntry.lastIndexOf("/dist/"));
+const openclawDir = devHostDir();
 
 // 1. What the extension registers.
 const registered: Record<string, number> = {};

@@ -3,10 +3,11 @@
 // operator.write, so /new and /reset are refused); this reuses OpenClaw's own client with wider scopes.
 // Usage (Node 24, same OPENCLAW_HOME as the gateway): node gateway-rpc-cli.ts <method> <paramsJson> <scopesCsv> [timeoutMs]
 import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { devHostDir } from "./dev-host.ts";
 
-const dist = resolve(import.meta.dirname, "../../node_modules/openclaw/dist");
+const dist = join(devHostDir(), "dist");
 // The client lives in a content-hashed chunk; find the one that re-exports it by name.
 const chunk = readdirSync(dist).find(
   (f) => /^call-.*\.mjs$/.test(f) && /export \{[^}]*\bcallGateway\b[^}]*\bcallGatewayCli\b/.test(readFileSync(join(dist, f), "utf8")),

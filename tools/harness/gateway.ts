@@ -10,7 +10,8 @@ import type { JsonObject } from "./openclaw-config.ts";
 import { cleanupHostTmp, snapshotHostTmp } from "./host-tmp.ts";
 import { installPlugin, setPluginConfigIn } from "./plugin-install.ts";
 import type { PluginSpec } from "./plugin-install.ts";
-import { freePort, node24, OPENCLAW_ENTRY, parseJsonOutput, runCommand, startTracked, stopProcess } from "./processes.ts";
+import { openclawEntry } from "./dev-host.ts";
+import { freePort, node24, parseJsonOutput, runCommand, startTracked, stopProcess } from "./processes.ts";
 import type { CliResult } from "./processes.ts";
 import { readTranscript, toolResultsFrom } from "./transcripts.ts";
 import type { TranscriptEvent, TranscriptToolResult } from "./transcripts.ts";
@@ -174,7 +175,7 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
   );
 
   const openclaw = (args: string[], opts: { timeoutMs?: number; cwd?: string } = {}) =>
-    runCommand(node24(), [OPENCLAW_ENTRY, ...args], { env, cwd: opts.cwd ?? workspaceDir, timeoutMs: opts.timeoutMs });
+    runCommand(node24(), [openclawEntry(), ...args], { env, cwd: opts.cwd ?? workspaceDir, timeoutMs: opts.timeoutMs });
 
   const npm = (args: string[], cwd: string) => {
     // The system npm runs under Node 24 when that Node is first on PATH.
@@ -194,7 +195,7 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
     const started = Date.now();
     // Only log lines written by this start count as ready (a restart's log holds the previous one).
     const logOffset = existsSync(logFile) ? statSync(logFile).size : 0;
-    const child = startTracked(node24(), [OPENCLAW_ENTRY, "gateway", "run"], { env, cwd: workspaceDir });
+    const child = startTracked(node24(), [openclawEntry(), "gateway", "run"], { env, cwd: workspaceDir });
     gateway = child;
     let output = "";
     const onData = (d: Buffer) => {

@@ -7,14 +7,14 @@ import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../..");
-export const OPENCLAW_ENTRY = join(REPO_ROOT, "node_modules/openclaw/openclaw.mjs");
 
 let cachedNode: string | undefined;
 
-/** A Node >= 24 binary: this process's own when new enough, else the repo's cached runtime. */
+/** A Node >= 24.16 binary: this process's own when new enough, else the repo's cached runtime. */
 export function node24(): string {
   if (cachedNode) return cachedNode;
-  if (Number(process.versions.node.split(".")[0]) >= 24) {
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major > 24 || (major === 24 && minor >= 16)) {
     cachedNode = process.execPath;
   } else {
     const bin = execFileSync("bash", [join(REPO_ROOT, "scripts/node24.sh")], { encoding: "utf8" }).trim();

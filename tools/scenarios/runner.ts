@@ -1,7 +1,6 @@
 // Runs scenario files (docs/scenarios.md) against real OpenClaw gateways with a scripted model.
 // Scenarios that share a path kind and install route share one gateway; each scenario writes its
 // own ClawOS config first (a hot reload), so session keys must be unique across scenario files.
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../harness/gateway.ts";
@@ -326,14 +325,6 @@ class ScenarioRun {
   }
 }
 
-let built = false;
-
-function ensureBuilt(): void {
-  if (built) return;
-  execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: REPO, stdio: "inherit" });
-  built = true;
-}
-
 export interface RunOptions {
   log?: (line: string) => void;
 }
@@ -353,12 +344,13 @@ export async function runScenarioFiles(files: string[], options: RunOptions = {}
     }
   }
   for (const group of groupScenarios(scenarios)) {
-    if (group.route === "tarball") ensureBuilt();
     const model = await startScriptedModel();
     const env = await createOpenClawEnv({
       model,
       plugins: [
-        { id: "clawos", dir: stagedClawos(), route: group.route, config: {} },
+        // The link route links this checkout itself, as the README's install does; the other routes
+        // take the staged copy (the published files, the built entry, production dependencies).
+        { id: "clawos", dir: group.route === "link" ? REPO : stagedClawos(), route: group.route, config: {} },
         { id: "taint-tools", dir: join(FIXTURES, "taint-tools"), route: "load-path" },
       ],
     });
