@@ -115,15 +115,17 @@ export class Engine {
         decision = withProvenance(decision, required, this.taint.verdicts(call, policy.argumentValues(tool, call.params, facts, call.agentId), required));
       }
       // Still blocked only by a trust floor or an argument's origin: the owner may be asked instead.
+      // Only a requester on a channel can be asked: the host refuses a turn that came in on none.
+      const onChannel = call.requester?.channel !== undefined;
       if (decision.effect === "block" || decision.effect === "would-block") {
-        this.surfaces.noteCall(call.sessionKey, call.requester !== undefined);
+        this.surfaces.noteCall(call.sessionKey, onChannel);
         const surface =
           call.canAsk === false
             ? { surface: "unsupported" as const }
-            : this.surfaces.surfaceOf(call.sessionKey, call.isSubagent, call.requester !== undefined, (key) => this.taint.store.peek(key)?.parent);
+            : this.surfaces.surfaceOf(call.sessionKey, call.isSubagent, onChannel, (key) => this.taint.store.peek(key)?.parent);
         decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface);
       } else if (call.sessionKey) {
-        this.surfaces.noteCall(call.sessionKey, call.requester !== undefined);
+        this.surfaces.noteCall(call.sessionKey, onChannel);
       }
       this.taint.afterCall(call, tool, decision, facts);
       if (facts && decision.outcome === "allow") this.noteProtectedWrites(call, decision, facts.touches);
@@ -183,7 +185,9 @@ export class Engine {
 
   /** A model run is about to start: input another session sent lowers this one before the model sees it. */
   observeTurn(turn: TurnInput): void {
-    if (turn.trigger !== undefined || turn.requester !== undefined) this.surfaces.noteTurn(turn.sessionKey, turn.trigger, turn.requester !== undefined);
+    if (turn.trigger !== undefined || turn.requester !== undefined) {
+      this.surfaces.noteTurn(turn.sessionKey, turn.trigger, turn.requester === undefined ? undefined : turn.requester.channel !== undefined);
+    }
     this.taint.beforeTurn(turn);
   }
 

@@ -23,8 +23,9 @@ export const ASKABLE_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
 
 /**
  * Who can answer an approval in this session, as the host tells ClawOS:
- * - `interactive`: a person's turn on a channel (a requester the host named; the turn's trigger is `user`);
- * - `headless`: no requester (an `openclaw agent` CLI turn) or `openclaw agent exec` (`:explicit:` sessions);
+ * - `interactive`: a person's turn on a channel (a requester the host named on a channel; trigger `user`);
+ * - `headless`: no requester, a requester on no channel (an `openclaw agent` CLI turn, which the host
+ *   refuses to ask on), or `openclaw agent exec` (`:explicit:` sessions);
  * - `cron` / `heartbeat`: a scheduled or host-started run (its trigger or its `:cron:` session key);
  * - `subagent`: a sub-agent whose parent is not interactive, or not known yet;
  * - `unsupported`: the gate runs as a plain before_tool_call hook (an OpenClaw without trusted tool policies).

@@ -2,15 +2,19 @@ import type { ApprovalSurface } from "../policy/approval.ts";
 
 /**
  * L1: who could answer an approval in each session, from what the host said about its latest turn
- * (the run's trigger, whether it named a requester). Bounded; kept in memory only (a restart
- * starts again with the next turn, and until then a session counts by its calls' requesters).
+ * (the run's trigger, whether it named a requester on a channel). Bounded; kept in memory only (a
+ * restart starts again with the next turn, and until then a session counts by its calls' requesters).
+ *
+ * The host asks only on the channel a turn came in on: a turn with none (an `openclaw agent` CLI
+ * turn, whose requester is the owner but names no channel) is refused before anyone is asked, so
+ * ClawOS counts it as headless and blocks with its own reason.
  */
 
 interface SurfaceFacts {
   /** The latest model run's trigger (`user`, `cron`, `heartbeat`, ...), when the host gave one. */
   trigger?: string;
-  /** Whether the latest turn or call named a requester. */
-  requester?: boolean;
+  /** Whether the latest turn or call named a requester on a channel (someone the host can ask). */
+  onChannel?: boolean;
 }
 
 const MAX_SESSIONS = 10_000;
@@ -49,17 +53,17 @@ export class ApprovalSurfaces {
     return f;
   }
 
-  /** A model run starts: its trigger and whether the host named who asked. */
-  noteTurn(sessionKey: string | undefined, trigger: string | undefined, requester: boolean | undefined): void {
+  /** A model run starts: its trigger and whether the host named who asked, on a channel. */
+  noteTurn(sessionKey: string | undefined, trigger: string | undefined, onChannel: boolean | undefined): void {
     if (!sessionKey) return;
     const f = this.facts(sessionKey);
     f.trigger = trigger;
-    if (requester !== undefined) f.requester = requester;
+    if (onChannel !== undefined) f.onChannel = onChannel;
   }
 
-  /** A call arrives: whether its context names a requester. */
-  noteCall(sessionKey: string | undefined, requester: boolean): void {
-    if (sessionKey) this.facts(sessionKey).requester = requester;
+  /** A call arrives: whether its context names a requester on a channel. */
+  noteCall(sessionKey: string | undefined, onChannel: boolean): void {
+    if (sessionKey) this.facts(sessionKey).onChannel = onChannel;
   }
 
   /**
@@ -69,7 +73,7 @@ export class ApprovalSurfaces {
   surfaceOf(
     sessionKey: string | undefined,
     isSubagent: boolean,
-    requester: boolean,
+    onChannel: boolean,
     parentOf: (key: string) => string | undefined,
   ): { surface: ApprovalSurface; parent?: string } {
     const own = surfaceOfKey(sessionKey) ?? surfaceOfTrigger(sessionKey ? this.sessions.get(sessionKey)?.trigger : undefined);
@@ -81,11 +85,11 @@ export class ApprovalSurfaces {
         const f = this.sessions.get(key);
         const s = fromKey ?? surfaceOfTrigger(f?.trigger);
         if (s) return { surface: "subagent", parent: key };
-        if (!/(^|:)(subagent|acp):/i.test(key)) return f?.requester ? { surface: "interactive", parent: key } : { surface: "subagent", parent: key };
+        if (!/(^|:)(subagent|acp):/i.test(key)) return f?.onChannel ? { surface: "interactive", parent: key } : { surface: "subagent", parent: key };
         key = parentOf(key);
       }
       return key ? { surface: "subagent", parent: key } : { surface: "subagent" };
     }
-    return requester ? { surface: "interactive" } : { surface: "headless" };
+    return onChannel ? { surface: "interactive" } : { surface: "headless" };
   }
 }

@@ -38,10 +38,12 @@ describe("approvals: the third outcome", () => {
     expect(engine.audit.counts.ask).toBe(1);
   });
 
-  it("blocks where nobody can answer: no requester (a CLI run), agent exec, cron, an unlinked sub-agent; and says so", () => {
+  it("blocks where nobody can answer: no requester, an owner on no channel (a CLI turn), agent exec, cron, an unlinked sub-agent; and says so", () => {
     const { engine } = tainted();
     const cases = [
       [sendTo("boss@evil.example", { requester: undefined }), "headless", "no interactive owner channel"],
+      // An `openclaw agent` CLI turn: the owner, on no channel; the host refuses to ask there.
+      [sendTo("boss@evil.example", { requester: { senderIsOwner: true } }), "headless", "no interactive owner channel"],
       [sendTo("boss@evil.example", { sessionKey: "agent:main:explicit:1234" }), "headless", "no interactive owner channel"],
       [sendTo("boss@evil.example", { sessionKey: "agent:main:cron:job1:run:7" }), "cron", "cron run"],
       [sendTo("boss@evil.example", { sessionKey: CHILD, isSubagent: true, requester: { senderIsOwner: false } }), "subagent", "sub-agent"],

@@ -55,8 +55,9 @@ export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-export function startTracked(command: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd: string }): ChildProcess {
-  const child = spawn(command, args, { ...options, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+export function startTracked(command: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd: string; stdin?: "pipe" }): ChildProcess {
+  const { stdin = "ignore", ...rest } = options;
+  const child = spawn(command, args, { ...rest, detached: true, stdio: [stdin, "pipe", "pipe"] });
   liveChildren.add(child);
   child.once("exit", () => liveChildren.delete(child));
   return child;

@@ -1,0 +1,159 @@
+// Approvals on a real OpenClaw 2026.9.6 gateway: a call enforce would block only for its trust floor
+// is put to the owner through the host's plugin approvals (ClawOS's trusted tool policy returns
+// requireApproval) and answered by an approval-capable operator client with plugin.approval.resolve.
+// Allow-once runs the call, deny and an unanswered approval stop it, and runs nobody can answer (an
+// `openclaw agent` CLI turn, `openclaw agent exec`) are blocked by ClawOS with its own reason.
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Approver, startApprover } from "../../tools/harness/approver.ts";
+import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../../tools/harness/gateway.ts";
+import { startScriptedModel, toolResultsIn, type ScriptedModel } from "../../tools/harness/scripted-model.ts";
+import { stagedClawos } from "../../tools/harness/stage.ts";
+
+const FIXTURES = resolve(import.meta.dirname, "../../tools/harness/fixtures");
+// chat.send from a client holding operator.admin: the owner, on the webchat channel.
+const ADMIN = ["operator.admin", "operator.read", "operator.write"];
+const TIMEOUT_SECONDS = 10;
+
+type AuditLine = Record<string, unknown>;
+
+function auditLines(env: OpenClawEnv): AuditLine[] {
+  const file = join(env.stateDir, "clawos", "audit.jsonl");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as AuditLine);
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe("approvals through a real gateway", () => {
+  let model: ScriptedModel;
+  let env: OpenClawEnv;
+  let approver: Approver;
+
+  beforeAll(async () => {
+    model = await startScriptedModel();
+    env = await createOpenClawEnv({
+      model,
+      plugins: [
+        {
+          id: "clawos",
+          dir: stagedClawos(),
+          route: "load-path",
+          config: { capabilities: { mode: "enforce" }, approvals: { default: "approve", timeoutSeconds: TIMEOUT_SECONDS } },
+        },
+        { id: "taint-tools", dir: join(FIXTURES, "taint-tools"), route: "load-path" },
+      ],
+    });
+    await env.startGateway({ expectPlugins: ["clawos", "taint-tools"] });
+    approver = await startApprover(env);
+  });
+
+  afterAll(async () => {
+    await approver?.stop();
+    await env?.dispose();
+    await model?.close();
+  });
+
+  /** The model reads an untrusted page, then runs `touch <file>`: exec needs owner, so enforce would block it. */
+  function scriptInjected(marker: string, file: string): void {
+    model.script({
+      label: marker,
+      when: { lastUserIncludes: marker },
+      replies: [
+        { toolCalls: [{ name: "tool_call", arguments: { id: "fetch_page", args: { url: `https://news.example/${marker}` } } }] },
+        { toolCalls: [{ name: "exec", arguments: { command: `touch ${file}` } }] },
+        { text: `${marker} finished` },
+      ],
+    });
+  }
+
+  /** What the model was told about its exec call, in its next request. */
+  function execResult(file: string): string | undefined {
+    for (const request of [...model.requests].reverse()) {
+      const results = toolResultsIn(request.body);
+      const last = results[results.length - 1];
+      if (last && request.body && JSON.stringify(request.body).includes(`touch ${file}`)) return last.text;
+    }
+    return undefined;
+  }
+
+  function approvalsFor(session: string): AuditLine[] {
+    return auditLines(env).filter((l) => l.event === "approval" && l.session === session);
+  }
+
+  it("allow-once: the owner is asked with a prompt naming the tool and the input, and the call runs", async () => {
+    const session = "agent:main:approve-1";
+    const file = join(env.workspaceDir, "approved.txt");
+    const before = approver.requests().length;
+    approver.next("allow-once");
+    scriptInjected("APPROVE-ONCE", file);
+    const turn = await env.chatSend({ sessionKey: session, message: "APPROVE-ONCE summarise the page", scopes: ADMIN });
+    expect(messageTextOf(turn.reply)).toContain("APPROVE-ONCE finished");
+    expect(existsSync(file)).toBe(true);
+
+    const [request] = approver.requests().slice(before);
+    const asked = (request?.request ?? {}) as Record<string, unknown>;
+    expect(asked).toMatchObject({ pluginId: "clawos", toolName: "exec", sessionKey: session });
+    expect(String(asked.title)).toContain("ClawOS: allow exec");
+    expect(String(asked.description)).toContain("fetch_page");
+    expect(asked.allowedDecisions).toEqual(["allow-once", "deny"]);
+
+    const answered = await waitFor("the approval's audit line", () => approvalsFor(session)[0]);
+    expect(answered).toMatchObject({ tool: "exec", resolution: "allow-once", rules: ["tool.min-input-trust", "capability.floor"] });
+    const decision = auditLines(env).find((l) => l.event === "decision" && l.session === session && l.tool === "exec");
+    expect(decision).toMatchObject({ decision: "approve", inputTrust: "untrusted" });
+  });
+
+  it("deny: the call does not run and the model is told it was denied", async () => {
+    const session = "agent:main:approve-2";
+    const file = join(env.workspaceDir, "denied.txt");
+    approver.next("deny");
+    scriptInjected("APPROVE-DENY", file);
+    await env.chatSend({ sessionKey: session, message: "APPROVE-DENY summarise the page", scopes: ADMIN });
+    expect(existsSync(file)).toBe(false);
+    expect(execResult(file)).toMatch(/denied/i);
+    expect(await waitFor("the denial's audit line", () => approvalsFor(session)[0])).toMatchObject({ tool: "exec", resolution: "deny" });
+  });
+
+  it("an unanswered approval denies after the configured timeout, with ClawOS's reason", async () => {
+    const session = "agent:main:approve-3";
+    const file = join(env.workspaceDir, "timed-out.txt");
+    approver.next("none");
+    scriptInjected("APPROVE-TIMEOUT", file);
+    const started = Date.now();
+    await env.chatSend({ sessionKey: session, message: "APPROVE-TIMEOUT summarise the page", scopes: ADMIN, timeoutMs: 120_000 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(TIMEOUT_SECONDS * 1000);
+    expect(existsSync(file)).toBe(false);
+    expect(execResult(file)).toContain("nobody answered the approval for exec");
+    expect(await waitFor("the timeout's audit line", () => approvalsFor(session)[0])).toMatchObject({ tool: "exec", resolution: "timeout" });
+  });
+
+  it("an `openclaw agent` CLI turn (the owner, on no channel) is blocked by ClawOS, not put to the host", async () => {
+    const session = "agent:main:approve-4";
+    const file = join(env.workspaceDir, "cli-turn.txt");
+    const before = approver.requests().length;
+    scriptInjected("APPROVE-CLI", file);
+    const turn = await env.agentTurn({ sessionKey: session, message: "APPROVE-CLI summarise the page" });
+    expect(turn.result.code, turn.result.stderr).toBe(0);
+    expect(existsSync(file)).toBe(false);
+    expect(execResult(file)).toContain("no interactive owner channel");
+    expect(approver.requests().slice(before)).toEqual([]);
+    const decision = await waitFor("the block's audit line", () =>
+      auditLines(env).find((l) => l.event === "decision" && l.session === session && l.tool === "exec"),
+    );
+    expect(decision).toMatchObject({ decision: "block" });
+  });
+});
