@@ -3,7 +3,10 @@ import type { ChannelMessage, ToolCall, ToolResult, TurnInput } from "./calls.ts
 import type { ClawosConfig } from "./config/config-schema.ts";
 import { CompiledPolicy, type PolicyHost } from "./policy/compiled-policy.ts";
 import { internalErrorDecision, provenanceRequirement, withProvenance, type Decision } from "./policy/decision.ts";
-import { withApproval } from "./policy/approval.ts";
+import { askable, withApproval } from "./policy/approval.ts";
+import { answeringGrants, callPattern, CLOCK_SLACK_MS, type Grant, type GrantScope, parseDuration } from "./grants/grant.ts";
+import { GrantStore } from "./grants/grant-store.ts";
+import { redactString } from "./audit/redact.ts";
 import { ApprovalSurfaces } from "./taint/surfaces.ts";
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
 import type { ResolvedTool } from "./policy/tool-names.ts";
@@ -64,6 +67,8 @@ export class Engine {
   readonly protectedWrites: ProtectedWrite[] = [];
   /** Who could answer an approval in each session (L1 facts from the host's turns and calls). */
   readonly surfaces = new ApprovalSurfaces();
+  /** The owner's standing answers (allow-always, /clawos grant), durable beside the session state. */
+  readonly grants: GrantStore;
 
   constructor(options: EngineOptions) {
     this.now = options.now ?? Date.now;
@@ -76,6 +81,7 @@ export class Engine {
       now: options.now,
       onTrustChange: (change) => this.audit.recordTrustChange(change),
     });
+    this.grants = new GrantStore(options.store.grantsFile, options.store.derivedKey("grants"));
   }
 
   get config(): ClawosConfig {
@@ -108,7 +114,8 @@ export class Engine {
       const session = this.taint.beforeCall(call);
       const mode = policy.modeFor(tool);
       const facts = mode === "off" ? undefined : policy.factsFor(tool, call.params, call.derivedPaths, call.agentId);
-      let decision = policy.decide(tool, mode, trustAtCall(session, mode === "enforce"), call.isSubagent, call.agentId, session.lowered, facts);
+      const irreversible = mode === "off" ? [] : policy.irreversibleFor(tool, call.params, facts);
+      let decision = policy.decide(tool, mode, trustAtCall(session, mode === "enforce"), call.isSubagent, call.agentId, session.lowered, facts, irreversible);
       // Below a trust floor and nothing else: where the call's recipients, URLs, paths and ids came from decides.
       const required = provenanceRequirement(decision);
       if (required && policy.provenanceDecisions(tool)) {
@@ -119,11 +126,19 @@ export class Engine {
       const onChannel = call.requester?.channel !== undefined;
       if (decision.effect === "block" || decision.effect === "would-block") {
         this.surfaces.noteCall(call.sessionKey, onChannel);
-        const surface =
-          call.canAsk === false
-            ? { surface: "unsupported" as const }
-            : this.surfaces.surfaceOf(call.sessionKey, call.isSubagent, onChannel, (key) => this.taint.store.peek(key)?.parent);
-        decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface);
+        // The owner's grants answer before anyone is asked (and where nobody can be).
+        const values = askable(decision) ? policy.argumentValues(tool, call.params, facts, call.agentId) : [];
+        const granted = askable(decision) ? this.grantsFor(decision, values, call) : undefined;
+        if (granted) {
+          decision = granted;
+        } else {
+          const surface =
+            call.canAsk === false
+              ? { surface: "unsupported" as const }
+              : this.surfaces.surfaceOf(call.sessionKey, call.isSubagent, onChannel, (key) => this.taint.store.peek(key)?.parent);
+          decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface);
+          if (decision.effect === "approve" || decision.effect === "would-ask") decision = this.withOffer(decision, values);
+        }
       } else if (call.sessionKey) {
         this.surfaces.noteCall(call.sessionKey, onChannel);
       }
@@ -140,6 +155,104 @@ export class Engine {
       }
       return decision;
     }
+  }
+
+  /** The decision when the owner's grants answer every rule it breaks (audited as used), else undefined. */
+  private grantsFor(decision: Decision, values: ReturnType<CompiledPolicy["argumentValues"]>, call: ToolCall): Decision | undefined {
+    const now = this.now();
+    this.expireGrants(now);
+    const used = answeringGrants(this.grants.list(), { decision, values, sessionKey: call.sessionKey, agentId: call.agentId }, now);
+    if (!used) return undefined;
+    const ids = used.map((g) => g.id);
+    for (const grant of used) {
+      this.audit.recordGrant("grant.used", {
+        id: grant.id,
+        session: call.sessionKey,
+        agent: call.agentId,
+        toolCallId: call.toolCallId,
+        tool: decision.tool,
+        answered: decision.rules.map((r) => r.rule),
+      });
+    }
+    return { ...decision, outcome: "allow", effect: "allow", rules: [{ rule: "grant.used", value: ids.join(", ") }], trustLimited: false, grants: ids };
+  }
+
+  /** What allow-always would grant for this question, when a grant can answer it. */
+  private withOffer(decision: Decision, values: ReturnType<CompiledPolicy["argumentValues"]>): Decision {
+    const pattern = callPattern({ decision, values });
+    if (!pattern?.tool || !pattern.values) return decision;
+    const { scope, expiresInMs } = this.grantSettings();
+    return { ...decision, offer: { tool: pattern.tool, values: pattern.values, scope, ...(expiresInMs !== undefined ? { expiresInMs } : {}) } };
+  }
+
+  private grantSettings(): { scope: GrantScope; expiresInMs?: number } {
+    const g = this.policy.config.approvals.grants;
+    return { scope: g.scope, ...(g.expiry === "never" ? {} : { expiresInMs: parseDuration(g.expiry) ?? 86_400_000 }) };
+  }
+
+  /** Drops expired grants, each audited once. */
+  private expireGrants(now: number): void {
+    for (const grant of this.grants.expire(now)) this.audit.recordGrant("grant.expired", grantLine(grant));
+  }
+
+  /** The grants in force, for `/clawos grants` (expired ones are dropped first). */
+  listGrants(): readonly Grant[] {
+    this.expireGrants(this.now());
+    return this.grants.list();
+  }
+
+  /** The owner revokes a grant by id. */
+  revokeGrant(id: string, by: string): Grant | undefined {
+    const gone = this.grants.revoke(id);
+    if (gone) this.audit.recordGrant("grant.revoked", { ...grantLine(gone), by });
+    else this.audit.recordGrant("grant.refused", { request: `revoke ${redactString(id).slice(0, 80)}`, by, why: "no such grant" });
+    return gone;
+  }
+
+  /**
+   * The owner grants an irreversible action ahead of time (`/clawos grant <action> [for <duration>]`).
+   * Refused, audited and nothing granted for an unknown action, a malformed or over-long duration,
+   * or a clock that went back behind the newest grant.
+   */
+  grantAction(
+    action: string,
+    duration: string | undefined,
+    by: string,
+    where: { sessionKey?: string; agentId?: string },
+  ): { ok: true; grant: Grant } | { ok: false; why: string } {
+    const refuse = (why: string) => {
+      this.audit.recordGrant("grant.refused", {
+        request: `grant ${redactString(action).slice(0, 80)}${duration ? ` for ${redactString(duration).slice(0, 20)}` : ""}`,
+        by,
+        why,
+      });
+      return { ok: false as const, why };
+    };
+    const known = this.policy.actions;
+    if (!known.has(action)) {
+      return refuse(`${JSON.stringify(action)} is not an irreversible action ClawOS knows; known: ${[...known.keys()].sort().join(", ")}`);
+    }
+    const settings = this.grantSettings();
+    let expiresInMs = settings.expiresInMs;
+    if (duration !== undefined) {
+      const ms = parseDuration(duration);
+      if (ms === undefined) return refuse(`${JSON.stringify(duration)} is not a duration; write it like 30m, 2h or 1d`);
+      if (expiresInMs !== undefined && ms > expiresInMs)
+        return refuse(`${duration} is longer than approvals.grants.expiry (${this.policy.config.approvals.grants.expiry})`);
+      expiresInMs = ms;
+    }
+    const now = this.now();
+    const newest = Math.max(0, ...this.grants.list().map((g) => g.createdAt));
+    if (newest > now + CLOCK_SLACK_MS) return refuse("the clock is behind the newest grant (it was set back); nothing is granted until it is right");
+    const grant = this.grants.add({
+      action,
+      scope: "everywhere",
+      createdAt: now,
+      ...(expiresInMs !== undefined ? { expiresAt: now + expiresInMs } : {}),
+      by,
+    });
+    this.audit.recordGrant("grant.created", { ...grantLine(grant), session: where.sessionKey });
+    return { ok: true, grant };
   }
 
   private noteProtectedWrites(call: ToolCall, decision: Decision, touches: CallFacts["touches"]): void {
@@ -166,6 +279,21 @@ export class Engine {
   approvalResolved(call: ToolCall, decision: Decision, resolution: string): void {
     const approved = resolution === "allow-once" || resolution === "allow-always";
     try {
+      if (resolution === "allow-always" && decision.offer) {
+        const now = this.now();
+        const offer = decision.offer;
+        const grant = this.grants.add({
+          tool: offer.tool,
+          values: offer.values,
+          scope: offer.scope,
+          ...(offer.scope === "session" && call.sessionKey ? { sessionKey: call.sessionKey } : {}),
+          ...(offer.scope === "agent" ? { agentId: call.agentId ?? "main" } : {}),
+          createdAt: now,
+          ...(offer.expiresInMs !== undefined ? { expiresAt: now + offer.expiresInMs } : {}),
+          by: "allow-always",
+        });
+        this.audit.recordGrant("grant.created", { ...grantLine(grant), toolCallId: call.toolCallId });
+      }
       if (approved) {
         const policy = this.policy;
         const tool = policy.resolve(call.toolName, call.params, call.toolKind);
@@ -193,6 +321,11 @@ export class Engine {
 
   observeMessage(message: ChannelMessage): void {
     this.taint.observeMessage(message);
+  }
+
+  /** The host ran a `/clawos` command for this session's latest message from that sender (see SessionTaint). */
+  commandHandled(sessionKey: string, channel: string | undefined, senderId: string | undefined): void {
+    this.taint.commandHandled(sessionKey, channel, senderId);
   }
 
   /** The adapter's word on whether this path delivers result hooks. */
@@ -279,5 +412,20 @@ function contextOf(call: ToolCall, taint: readonly TaintSource[]): DecisionConte
     params: call.params,
     taint,
     isSubagent: call.isSubagent,
+  };
+}
+
+/** A grant as an audit line: its id, what it answers (values redacted and shortened), scope and expiry. */
+export function grantLine(grant: Grant): Record<string, unknown> {
+  return {
+    id: grant.id,
+    ...(grant.tool ? { tool: grant.tool } : {}),
+    ...(grant.action ? { action: grant.action } : {}),
+    ...(grant.values ? { values: grant.values.map((v) => `${v.argument}${v.prefix ? " starts with" : "="}${redactString(v.value).slice(0, 120)}`) } : {}),
+    scope: grant.scope,
+    ...(grant.sessionKey ? { session: grant.sessionKey } : {}),
+    ...(grant.agentId ? { agent: grant.agentId } : {}),
+    ...(grant.expiresAt !== undefined ? { expires: new Date(grant.expiresAt).toISOString() } : { expires: "never" }),
+    by: grant.by,
   };
 }

@@ -55,6 +55,10 @@ export interface AuditCounts {
   /** The owner's answers: allow-once or allow-always; deny, timeout or cancelled. */
   approved: number;
   denied: number;
+  /** Grants made, calls they let run, and grants refused (a malformed or unauthorised command, an unknown action). */
+  grantsCreated: number;
+  grantsUsed: number;
+  grantsRefused: number;
   unmanifested: number;
   errors: number;
   trustChanges: number;
@@ -79,7 +83,11 @@ type Pending =
   | { kind: "decision"; record: DecisionRecord }
   | { kind: "trust"; change: TrustChange; at: number }
   | { kind: "config"; change: ConfigChange; at: number }
-  | { kind: "approval"; record: DecisionRecord; resolution: string };
+  | { kind: "approval"; record: DecisionRecord; resolution: string }
+  | { kind: "grant"; event: GrantEvent; line: Record<string, unknown>; at: number };
+
+/** What happened to a grant: made, used by a call, expired, revoked, or a request for one refused. */
+export type GrantEvent = "grant.created" | "grant.used" | "grant.expired" | "grant.revoked" | "grant.refused";
 
 export interface AuditOptions {
   /** JSON-lines file; undefined keeps counters and the recent ring only. */
@@ -98,6 +106,9 @@ export class AuditLog {
     wouldAsk: 0,
     approved: 0,
     denied: 0,
+    grantsCreated: 0,
+    grantsUsed: 0,
+    grantsRefused: 0,
     unmanifested: 0,
     errors: 0,
     trustChanges: 0,
@@ -198,6 +209,14 @@ export class AuditLog {
     this.enqueue({ kind: "approval", record: { at: this.now(), decision, context }, resolution });
   }
 
+  /** A grant's life: the grant as data (ids, tool, values redacted by the caller), and the call or command that caused it. */
+  recordGrant(event: GrantEvent, line: Record<string, unknown>): void {
+    if (event === "grant.created") this.counts.grantsCreated++;
+    else if (event === "grant.used") this.counts.grantsUsed++;
+    else if (event === "grant.refused") this.counts.grantsRefused++;
+    this.enqueue({ kind: "grant", event, line, at: this.now() });
+  }
+
   recordTrustChange(change: TrustChange): void {
     this.counts.trustChanges++;
     this.enqueue({ kind: "trust", change, at: this.now() });
@@ -284,6 +303,7 @@ export class AuditLog {
         if (item.kind === "decision") this.logger.info(decisionLine(item.record), "decision");
         else if (item.kind === "approval") this.logger.info(approvalLine(item.record, item.resolution), "approval");
         else if (item.kind === "trust") this.logger.info(trustLine(item.change, item.at), item.change.event);
+        else if (item.kind === "grant") this.logger.info({ time: isoTime(item.at), ...item.line }, item.event);
         else this.logger.info({ time: isoTime(item.at), weakened: item.change.weakened, writers: item.change.writers }, "config.weakened");
         this.health.written++;
       } catch (error) {

@@ -39,6 +39,8 @@ export const UI_TIERS: Readonly<Record<string, boolean>> = {
   "approvals.capabilities": true,
   "approvals.risk": true,
   "approvals.timeoutSeconds": true,
+  "approvals.grants": false,
+  "approvals.irreversible": true,
   audit: true,
   state: true,
 };
@@ -91,6 +93,8 @@ const LABELS: Readonly<Record<string, string>> = {
   "commands.rules[].withAny[]": "Argument",
   "approvals.tools.*": "Tool",
   "approvals.capabilities.*": "Capability",
+  "approvals.irreversible.actions[].equals[]": "Value",
+  "approvals.irreversible.disabled[]": "Action id",
 };
 
 /** Help for the sections, whose schema carries only a title. */

@@ -1,4 +1,5 @@
 import { formatAudit, formatManifests, formatSession, formatStatus } from "../report/status.ts";
+import { formatGrants } from "../report/grant-list.ts";
 import { statusSnapshot, type ClawosRuntime } from "./runtime.ts";
 import type { CommandContext } from "./sdk.ts";
 import { isSubagentSessionKey } from "./session-keys.ts";
@@ -8,7 +9,8 @@ import { isSubagentSessionKey } from "./session-keys.ts";
  * owner's trust reset. It reads and acts through the engine's face only.
  */
 
-export const COMMAND_USAGE = "Usage: /clawos [status | session | audit [n] | manifests [tool] | trust reset]";
+export const COMMAND_USAGE =
+  "Usage: /clawos [status | session | audit [n] | manifests [tool] | trust reset | grants | grants revoke <id> | grant <action> [for <duration>]]";
 
 function parseCount(text: string | undefined, fallback: number): number {
   const n = Number.parseInt(text ?? "", 10);
@@ -32,6 +34,8 @@ export function handleCommand(runtime: ClawosRuntime, ctx: CommandContext): { te
   const args = (str(ctx?.args) ?? "").trim().split(/\s+/).filter(Boolean);
   const sessionKey = str(ctx?.sessionKey);
   const engine = runtime.engine;
+  // The message that carried this command went to the command, not to the model.
+  if (sessionKey) engine.commandHandled(sessionKey, str(ctx?.channel), str(ctx?.senderId));
   switch (args[0] ?? "status") {
     case "status":
       return { text: formatStatus(statusSnapshot(runtime)) };
@@ -51,6 +55,39 @@ export function handleCommand(runtime: ClawosRuntime, ctx: CommandContext): { te
       }
       const { from, to } = engine.resetTrust(sessionKey, who.by);
       return { text: `ClawOS: session ${sessionKey} trust reset from ${from} to ${to} by ${who.by}. This was recorded in the audit log.` };
+    }
+    case "grants": {
+      if (args[1] === undefined) return { text: formatGrants(engine.listGrants(), Date.now(), engine.grants) };
+      if (args[1] !== "revoke" || !args[2] || args.length > 3) return { text: "Usage: /clawos grants | /clawos grants revoke <id>" };
+      const who = ownerAction(ctx);
+      if (!who.ok) {
+        engine.audit.recordGrant("grant.refused", { request: `revoke ${args[2].slice(0, 80)}`, by: who.by, why: "not the owner" });
+        return { text: `ClawOS: only the owner (or a gateway operator with operator.admin) can revoke a grant; ${who.by} is not. Nothing changed.` };
+      }
+      const gone = engine.revokeGrant(args[2], who.by);
+      return {
+        text: gone
+          ? `ClawOS: grant ${gone.id} revoked by ${who.by}. This was recorded in the audit log.`
+          : `ClawOS: there is no grant ${JSON.stringify(args[2])}; /clawos grants lists them.`,
+      };
+    }
+    case "grant": {
+      const who = ownerAction(ctx);
+      const action = args[1];
+      const malformed = !action || (args.length !== 2 && !(args.length === 4 && args[2] === "for"));
+      if (malformed) {
+        engine.audit.recordGrant("grant.refused", { request: `grant ${args.slice(1).join(" ").slice(0, 120)}`, by: who.by, why: "malformed" });
+        return { text: "Usage: /clawos grant <action> [for <duration>], e.g. /clawos grant git-push for 1h. Nothing was granted." };
+      }
+      if (!who.ok) {
+        engine.audit.recordGrant("grant.refused", { request: `grant ${action.slice(0, 80)}`, by: who.by, why: "not the owner" });
+        return { text: `ClawOS: only the owner (or a gateway operator with operator.admin) can grant; ${who.by} is not. Nothing was granted.` };
+      }
+      const result = engine.grantAction(action, args[3], who.by, { sessionKey });
+      if (!result.ok) return { text: `ClawOS: nothing was granted: ${result.why}.` };
+      return {
+        text: `ClawOS: granted. ${formatGrants([result.grant], Date.now(), engine.grants).split("\n").slice(1, 2).join("")} Recorded in the audit log.`,
+      };
     }
     default:
       return { text: COMMAND_USAGE };

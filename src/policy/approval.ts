@@ -19,6 +19,7 @@ export const ASKABLE_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
   "tool.mode",
   "argument.tainted",
   "argument.unknown",
+  "action.irreversible",
 ]);
 
 /**

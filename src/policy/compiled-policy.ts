@@ -14,6 +14,8 @@ import type { ArgumentValue, ProvenanceSettings } from "../taint/provenance.ts";
 import type { ResolvedTool } from "./tool-names.ts";
 import { ToolResolver } from "./tool-resolver.ts";
 import { ApprovalPolicy } from "./approval.ts";
+import { IrreversibleRules } from "./irreversible.ts";
+import type { IrreversibleAction } from "./decision.ts";
 import { compileCommandRules } from "./commands/command-rules.ts";
 import { CommandReaderCache } from "./commands/command-reader.ts";
 
@@ -67,18 +69,33 @@ export class CompiledPolicy implements RulePolicy {
   readonly capabilities: CapabilityTable;
   /** What a call enforce would block does when only the owner can answer it (`approval.ts`). */
   readonly approvals: ApprovalPolicy;
+  /** Tool calls and commands that take an irreversible action (each needs a grant). */
+  readonly irreversible: IrreversibleRules;
+  private readonly irreversibleOff: ReadonlySet<string>;
+  /** Every irreversible action by id (commands' and tools'), with what it does: what `/clawos grant` may name. */
+  readonly actions: ReadonlyMap<string, string>;
 
   constructor(config: ClawosConfig, manifests: ManifestRegistry, host: PolicyHost) {
     this.config = config;
     this.manifests = manifests;
     this.paths = new PathRules([...config.paths.rules, ...builtinPathRules()], host.locations, config.paths.writable);
+    const commandRules = compileCommandRules(config.commands.rules, "commands.rules");
     this.callEnv = {
       paths: this.paths,
       resolver: host.resolver,
       settings: host.settings,
       workspaceOnly: config.paths.workspaceOnly,
-      commands: new CommandReaderCache(compileCommandRules(config.commands.rules, "commands.rules")),
+      commands: new CommandReaderCache(commandRules),
     };
+    const actions = new Map<string, string>();
+    const off = new Set(config.approvals.irreversible.disabled);
+    for (const rule of commandRules.rules) {
+      const id = rule.id.replace(/^builtin\./, "");
+      if (rule.irreversible && !off.has(id) && !actions.has(id)) actions.set(id, rule.irreversible);
+    }
+    this.irreversible = new IrreversibleRules(config.approvals.irreversible.actions, config.approvals.irreversible.disabled);
+    for (const [id, action] of this.irreversible.actions) if (!actions.has(id)) actions.set(id, action);
+    this.actions = actions;
     this.trustedPaths = new PathRules(
       config.provenance.trustedPaths.map((pattern) => ({ pattern, zone: "open" as const, label: "a trusted path" })),
       host.locations,
@@ -104,6 +121,7 @@ export class CompiledPolicy implements RulePolicy {
     this.subagentMaxTrust = config.subagent.maxTrust;
     this.trustedSenders = new SenderSet(config.trustedSenders);
     this.approvals = new ApprovalPolicy(config.approvals);
+    this.irreversibleOff = off;
     this.overrides = new Map(Object.entries(config.capabilities.overrides));
     this.baseMode = config.layers.capabilities ? config.capabilities.mode : "off";
     const enforcedOverride = [...this.overrides.values()].includes("enforce");
@@ -199,6 +217,17 @@ export class CompiledPolicy implements RulePolicy {
    * shape when its arguments add no facts; a trust-limited decision carries the input that set the
    * session's trust as its cause.
    */
+  /** The irreversible actions a call takes: its tool's (by its arguments) and its command's. */
+  irreversibleFor(tool: ResolvedTool, params: unknown, facts: CallFacts | undefined): IrreversibleAction[] {
+    const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
+    const out = this.irreversible.actionsOf(tool.name, args);
+    const view = facts?.command?.view;
+    if (view) {
+      for (const a of view.irreversibleActions) if (!this.irreversibleOff.has(a.id) && !out.some((o) => o.id === a.id)) out.push(a);
+    }
+    return out;
+  }
+
   decide(
     tool: ResolvedTool,
     mode: CapabilityMode,
@@ -207,6 +236,7 @@ export class CompiledPolicy implements RulePolicy {
     agentId: string | undefined,
     taint: readonly TaintSource[],
     facts?: CallFacts,
+    irreversible: readonly IrreversibleAction[] = [],
   ): Decision {
     const input = () => ({
       tool,
@@ -216,10 +246,11 @@ export class CompiledPolicy implements RulePolicy {
       inputTrust,
       isSubagent,
       agentId,
+      ...(irreversible.length > 0 ? { irreversible } : {}),
     });
     const verdict =
-      facts && (facts.touches.length > 0 || facts.modes.length > 0 || facts.command)
-        ? decide({ ...input(), facts }, this)
+      irreversible.length > 0 || (facts && (facts.touches.length > 0 || facts.modes.length > 0 || facts.command))
+        ? decide({ ...input(), ...(facts ? { facts } : {}) }, this)
         : this.memo.verdict(tool, mode, inputTrust, isSubagent, agentId, () => decide(input(), this));
     return verdict.trustLimited ? this.memo.caused(verdict, causeOf(taint, inputTrust)) : verdict;
   }

@@ -5,6 +5,7 @@ import type { ResolvedTool } from "./tool-names.ts";
 import { meetsTrust, TRUST_LEVELS, trustRank, type TrustLevel } from "../taint/trust.ts";
 import type { ArgumentVerdict } from "../taint/provenance.ts";
 import type { ApprovalVerdict } from "./approval.ts";
+import type { GrantOffer } from "../grants/grant.ts";
 import { touchCapability, type CallFacts, type CommandView, type TouchKind } from "./touches.ts";
 
 /**
@@ -35,6 +36,8 @@ export type RuleId =
   | "argument.tainted"
   | "argument.unknown"
   | "provenance.endorsed"
+  | "action.irreversible"
+  | "grant.used"
   | "internal.error";
 
 export interface RuleHit {
@@ -89,6 +92,10 @@ export interface Decision {
   readonly arguments?: readonly ArgumentVerdict[];
   /** For a call the owner could be asked about: what the approval policy chose and who could answer. */
   readonly approval?: ApprovalVerdict;
+  /** The owner's grants that answered this call (their ids), when it ran on them. */
+  readonly grants?: readonly string[];
+  /** What allow-always would grant, when ClawOS asks (or would ask) the owner. */
+  readonly offer?: GrantOffer;
   /** What a shell command does, as the command rules read it. */
   readonly command?: Pick<CommandView, "parsed" | "error" | "readOnly" | "why" | "programs" | "irreversible"> & {
     /** The prefix an operator's allow rule could name: a single local command that reads no secret. */
@@ -107,6 +114,14 @@ export interface DecisionInput {
   readonly agentId: string | undefined;
   /** What the call's arguments touch and select; undefined for a manifest that declares no arguments. */
   readonly facts?: CallFacts;
+  /** The irreversible actions the call takes (a tool's action, a command's): each needs a grant. */
+  readonly irreversible?: readonly IrreversibleAction[];
+}
+
+/** An irreversible action a call takes: its id (what a grant names) and what it does, in words. */
+export interface IrreversibleAction {
+  readonly id: string;
+  readonly action: string;
 }
 
 const TOUCH_RULE: Record<TouchKind, RuleId> = {
@@ -160,6 +175,8 @@ export function evaluateRules(input: DecisionInput, policy: RulePolicy): RuleHit
     }
     denials(capability, input, policy, hits);
   }
+  // Irreversible actions ask even the owner, whatever the trust: only a grant lets them run unasked.
+  for (const action of input.irreversible ?? []) hits.push({ rule: "action.irreversible", value: action.id, label: action.action });
   if (!facts) return hits;
   for (const mode of facts.modes) {
     let requires: TrustLevel = mode.minInputTrust ?? "untrusted";

@@ -2,6 +2,7 @@ import { redactString } from "../audit/redact.ts";
 import type { ApprovalSurface, ApprovalVerdict } from "../policy/approval.ts";
 import type { Decision } from "../policy/decision.ts";
 import type { ArgumentVerdict } from "../taint/provenance.ts";
+import { formatDuration, type GrantOffer } from "../grants/grant.ts";
 
 /**
  * Words for an approval: the prompt a person decides on (title, description, severity) and the
@@ -81,8 +82,16 @@ export function approvalPrompt(d: Decision): ApprovalPrompt {
     `${d.tool} can ${d.capabilities.join(", ") || "do what its manifest says"}${risk ? ` (risk ${risk})` : ""}; it needs ${needed(d)} input.`,
     ...(args.length > 0 ? [`Arguments: ${args.join("; ")}.`] : []),
     ...command,
+    ...(d.rules.some((r) => r.rule === "action.irreversible")
+      ? [
+          `Irreversible: ${d.rules
+            .filter((r) => r.rule === "action.irreversible")
+            .map((r) => r.label)
+            .join(", ")}.`,
+        ]
+      : []),
     sessionLine(d),
-    `Unanswered in ${timeoutSeconds} s: denied. Allow once runs this call only.`,
+    `Unanswered in ${timeoutSeconds} s: denied. Allow once runs this call only.${d.offer ? ` Allow always: ${offerText(d.offer)}.` : ""}`,
   ];
   return {
     title,
@@ -90,9 +99,19 @@ export function approvalPrompt(d: Decision): ApprovalPrompt {
     severity: severityOf(risk),
     timeoutMs: timeoutSeconds * 1000,
     timeoutReason: `ClawOS: nobody answered the approval for ${d.tool} within ${timeoutSeconds} s, so it was not run (an unanswered approval denies).`,
-    // No standing grants yet: allow-always would only mean allow once, so it is not offered.
-    allowedDecisions: ["allow-once", "deny"],
+    // Allow-always is offered only where a grant can be made of the call (see grants/grant.ts).
+    allowedDecisions: d.offer ? ["allow-once", "allow-always", "deny"] : ["allow-once", "deny"],
   };
+}
+
+const SCOPE_TEXT = { session: "in this session", agent: "for this agent", everywhere: "everywhere" } as const;
+
+/** What allow-always grants, in words: the tool, each approved value, where, for how long. */
+export function offerText(offer: GrantOffer): string {
+  const values = offer.values.map((v) => `${v.argument} ${v.prefix ? "starting with " : ""}${valueText(v.value, 48)}`);
+  const what = values.length > 0 ? `${offer.tool} with ${values.join(", ")}` : `${offer.tool} (any call)`;
+  const until = offer.expiresInMs === undefined ? "with no expiry" : `for ${formatDuration(offer.expiresInMs)}`;
+  return `${what}, ${SCOPE_TEXT[offer.scope]}, ${until}`;
 }
 
 const SURFACE_TEXT: Record<ApprovalSurface, string> = {

@@ -45,6 +45,10 @@ export function ruleText(hit: RuleHit, d: Pick<Decision, "tool" | "requestedTool
       return `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which came only from ${hit.from ?? "an input"} (${hit.fromTrust}${hit.callId ? `, call ${hit.callId}` : ""}), and a ${hit.role} here needs input at ${hit.requires}`;
     case "argument.unknown":
       return `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which no input ClawOS saw contains (the model chose it), and a ${hit.role} here needs input at ${hit.requires}`;
+    case "action.irreversible":
+      return `it would ${hit.label} (the irreversible action ${hit.value}), which needs the owner's grant even in the owner's session`;
+    case "grant.used":
+      return `the owner's grant ${hit.value} allows it`;
     case "provenance.endorsed":
       return `every argument that decides where the call acts came from input at ${hit.requires} or above`;
     case "capability.unknown":
@@ -95,6 +99,9 @@ function remedies(hits: readonly RuleHit[], tool: string, d: Decision): string {
   const argument = hits.find((h) => h.rule === "argument.tainted" || h.rule === "argument.unknown");
   if (argument) {
     steps.push(`if ${shown(argument.value)} is what the owner wants, the owner names it in a message (an owner's message endorses a value for the session)`);
+  }
+  for (const action of hits.filter((h) => h.rule === "action.irreversible")) {
+    steps.push(`the owner grants it ahead of time with /clawos grant ${action.value} for 1h, or approves it when asked in a chat`);
   }
   if (hits.some((h) => h.requires !== undefined && h.rule !== "tool.name-invalid" && h.rule !== "tool.meta-unresolved")) {
     steps.push("start a new session (/new) or, after reviewing what entered it, run /clawos trust reset as the owner");

@@ -92,7 +92,8 @@ export type PendingFact =
   | { readonly t: "spawn"; readonly parent: string; readonly trust: TrustLevel; readonly at: number }
   | { readonly t: "linked"; readonly parent: string; readonly at: number }
   | { readonly t: "message"; readonly key: string; readonly channel?: string; readonly senderId?: string; readonly at: number }
-  | { readonly t: "settled"; readonly key: string; readonly at: number };
+  | { readonly t: "settled"; readonly key: string; readonly at: number }
+  | { readonly t: "command"; readonly key: string; readonly channel?: string; readonly senderId?: string; readonly at: number };
 
 /** Pending facts older than this are not restored (a turn does not outlive it). */
 const PENDING_MAX_AGE_MS = 60 * 60 * 1000;
@@ -160,6 +161,16 @@ export class SessionStore {
   /** The file beside the session directory that holds the file labels, when state is durable. */
   get labelsFile(): string | undefined {
     return this.dir ? join(dirname(this.dir), `${basename(this.dir)}.labels.json`) : undefined;
+  }
+
+  /** The file beside the session directory that holds the owner's grants, when state is durable. */
+  get grantsFile(): string | undefined {
+    return this.dir ? join(dirname(this.dir), `${basename(this.dir)}.grants.json`) : undefined;
+  }
+
+  /** A key for another of ClawOS's files, derived from the state key (undefined without one). */
+  derivedKey(purpose: string): Buffer | undefined {
+    return this.key ? createHmac("sha256", this.key).update(`clawos ${purpose}`).digest() : undefined;
   }
 
   /** The session's value index, created on first use. */

@@ -154,6 +154,7 @@ export class SessionTaint {
         list.push({ channel: fact.channel, senderId: fact.senderId, at: fact.at });
         this.pendingMessages.set(fact.key, list.slice(-MAX_PENDING_MESSAGES));
       } else if (fact.t === "settled") this.pendingMessages.delete(fact.key);
+      else if (fact.t === "command") this.dropCommandMessage(fact.key, fact.channel, fact.senderId);
     }
     this.pendingSpawns = this.pendingSpawns.slice(-MAX_PENDING_SPAWNS);
   }
@@ -340,6 +341,27 @@ export class SessionTaint {
     this.store.journal({ t: "message", key: sessionKey, channel, senderId, at: this.now() });
     if (list.length > MAX_PENDING_MESSAGES) list.shift();
     this.pendingMessages.set(sessionKey, list);
+  }
+
+  /**
+   * The host ran one of ClawOS's own commands (`/clawos ...`) for this session: the message that
+   * carried it went to the command, never to the model, so it brings nothing in. Its pending entry
+   * (the latest from that sender) is dropped. A message the host does not run as a command stays.
+   */
+  commandHandled(sessionKey: string, channel: string | undefined, senderId: string | undefined): void {
+    if (this.dropCommandMessage(sessionKey, channel, senderId)) this.store.journal({ t: "command", key: sessionKey, channel, senderId, at: this.now() });
+  }
+
+  private dropCommandMessage(sessionKey: string, channel: string | undefined, senderId: string | undefined): boolean {
+    const list = this.pendingMessages.get(sessionKey);
+    if (!list) return false;
+    for (let i = list.length - 1; i >= 0; i--) {
+      if (list[i].channel !== channel || list[i].senderId !== senderId) continue;
+      list.splice(i, 1);
+      if (list.length === 0) this.pendingMessages.delete(sessionKey);
+      return true;
+    }
+    return false;
   }
 
   /** The trust a turn's requester brings: owner as the host resolved it, a trusted sender, or less. */

@@ -3,13 +3,14 @@
 // requireApproval) and answered by an approval-capable operator client with plugin.approval.resolve.
 // Allow-once runs the call, deny and an unanswered approval stop it, and runs nobody can answer (an
 // `openclaw agent` CLI turn, `openclaw agent exec`) are blocked by ClawOS with its own reason.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Approver, startApprover } from "../../tools/harness/approver.ts";
 import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../../tools/harness/gateway.ts";
 import { startScriptedModel, toolResultsIn, type ScriptedModel } from "../../tools/harness/scripted-model.ts";
 import { stagedClawos } from "../../tools/harness/stage.ts";
+import { applyClawosConfig } from "../../tools/scenarios/runner.ts";
 
 const FIXTURES = resolve(import.meta.dirname, "../../tools/harness/fixtures");
 // chat.send from a client holding operator.admin: the owner, on the webchat channel.
@@ -109,7 +110,7 @@ describe("approvals through a real gateway", () => {
     expect(asked).toMatchObject({ pluginId: "clawos", toolName: "exec", sessionKey: session });
     expect(String(asked.title)).toContain("ClawOS: allow exec");
     expect(String(asked.description)).toContain("fetch_page");
-    expect(asked.allowedDecisions).toEqual(["allow-once", "deny"]);
+    expect(asked.allowedDecisions).toEqual(["allow-once", "allow-always", "deny"]);
 
     const answered = await waitFor("the approval's audit line", () => approvalsFor(session)[0]);
     expect(answered).toMatchObject({ tool: "exec", resolution: "allow-once", rules: ["tool.min-input-trust", "capability.floor"] });
@@ -155,5 +156,121 @@ describe("approvals through a real gateway", () => {
       auditLines(env).find((l) => l.event === "decision" && l.session === session && l.tool === "exec"),
     );
     expect(decision).toMatchObject({ decision: "block" });
+  });
+
+  /** The model runs `touch <file>` straight away (a session that already read the page). */
+  function scriptTouch(marker: string, file: string): void {
+    model.script({
+      label: marker,
+      when: { lastUserIncludes: marker },
+      replies: [{ toolCalls: [{ name: "exec", arguments: { command: `touch ${file}` } }] }, { text: `${marker} finished` }],
+    });
+  }
+
+  async function chatTurn(session: string, marker: string): Promise<void> {
+    await env.chatSend({ sessionKey: session, message: `${marker} go`, scopes: ADMIN });
+  }
+
+  it("allow-always makes a grant: the same call runs again without a prompt, across a gateway restart, until revoked", async () => {
+    const session = "agent:main:approve-5";
+    const file = join(env.workspaceDir, "always.txt");
+    // Requests seen by earlier approvers (the approver is replaced across the restart) plus this one's.
+    let before = 0;
+    const asked = () => before + approver.requests().filter((r) => (r.request as Record<string, unknown>)?.sessionKey === session).length;
+    approver.next("allow-always");
+    scriptInjected("ALWAYS-1", file);
+    await chatTurn(session, "ALWAYS-1");
+    expect(existsSync(file)).toBe(true);
+    expect(asked()).toBe(1);
+    const offered = approver.requests().at(-1)?.request as Record<string, unknown>;
+    expect(offered.allowedDecisions).toEqual(["allow-once", "allow-always", "deny"]);
+    expect(String(offered.description)).toContain("Allow always: exec with command starting with");
+
+    rmSync(file);
+    scriptTouch("ALWAYS-2", file);
+    await chatTurn(session, "ALWAYS-2");
+    expect(existsSync(file), "the grant let the same command run").toBe(true);
+    expect(asked(), "no second prompt").toBe(1);
+
+    const listed = messageTextOf((await env.chatSend({ sessionKey: session, message: "/clawos grants", scopes: ADMIN })).reply);
+    expect(listed).toContain("1 in force");
+    expect(listed).toContain(`in session ${session}`);
+    const id = /- (g-[0-9a-f]+):/.exec(listed)?.[1];
+    expect(id).toBeDefined();
+
+    // Durable: the grant is still there after the gateway restarts.
+    before = asked();
+    await approver.stop();
+    await env.restartGateway({ expectPlugins: ["clawos", "taint-tools"] });
+    approver = await startApprover(env);
+    rmSync(file);
+    scriptTouch("ALWAYS-3", file);
+    await chatTurn(session, "ALWAYS-3");
+    expect(existsSync(file), "the grant survived the restart").toBe(true);
+    expect(asked()).toBe(1);
+
+    const revoked = messageTextOf((await env.chatSend({ sessionKey: session, message: `/clawos grants revoke ${id}`, scopes: ADMIN })).reply);
+    expect(revoked).toContain(`grant ${id} revoked`);
+    rmSync(file);
+    approver.next("deny");
+    scriptTouch("ALWAYS-4", file);
+    await chatTurn(session, "ALWAYS-4");
+    expect(existsSync(file), "revoked: asked again and denied").toBe(false);
+    expect(asked()).toBe(2);
+
+    const events = auditLines(env).map((l) => l.event);
+    expect(events).toEqual(expect.arrayContaining(["grant.created", "grant.used", "grant.revoked"]));
+  });
+
+  it("an irreversible action needs a grant even for the owner: a CLI push is blocked, then runs after /clawos grant", async () => {
+    const session = "agent:main:approve-7";
+    const push = "git push origin main";
+    model.script({
+      label: "PUSH-1",
+      when: { lastUserIncludes: "PUSH-1" },
+      replies: [{ toolCalls: [{ name: "exec", arguments: { command: push } }] }, { text: "pushed?" }],
+    });
+    await env.agentTurn({ sessionKey: session, message: "PUSH-1 push it" });
+    const blocked = await waitFor("the push's decision", () =>
+      auditLines(env).find((l) => l.event === "decision" && l.session === session && l.tool === "exec"),
+    );
+    expect(blocked).toMatchObject({ decision: "block", rules: ["action.irreversible"] });
+    expect(String(blocked.reason)).toContain("/clawos grant git-push for 1h");
+
+    const granted = messageTextOf((await env.chatSend({ sessionKey: session, message: "/clawos grant git-push for 1h", scopes: ADMIN })).reply);
+    expect(granted).toContain("granted");
+    model.script({
+      label: "PUSH-2",
+      when: { lastUserIncludes: "PUSH-2" },
+      replies: [{ toolCalls: [{ name: "exec", arguments: { command: push } }] }, { text: "pushed" }],
+    });
+    await env.agentTurn({ sessionKey: session, message: "PUSH-2 push it" });
+    const allowed = await waitFor(
+      "the granted push's decision",
+      () => auditLines(env).filter((l) => l.event === "decision" && l.session === session && l.tool === "exec")[1],
+    );
+    expect(allowed).toMatchObject({ decision: "allow", rules: ["grant.used"] });
+  });
+  it("an expired grant asks again", async () => {
+    await applyClawosConfig(env, {
+      capabilities: { mode: "enforce" },
+      approvals: { default: "approve", timeoutSeconds: TIMEOUT_SECONDS, grants: { expiry: "15s" } },
+    });
+    const session = "agent:main:approve-6";
+    const file = join(env.workspaceDir, "expiring.txt");
+    const asked = () => approver.requests().filter((r) => (r.request as Record<string, unknown>)?.sessionKey === session).length;
+    approver.next("allow-always");
+    scriptInjected("EXPIRE-1", file);
+    await chatTurn(session, "EXPIRE-1");
+    expect(existsSync(file)).toBe(true);
+    const made = Date.now();
+    await new Promise((r) => setTimeout(r, Math.max(0, made + 16_000 - Date.now())));
+    rmSync(file);
+    approver.next("deny");
+    scriptTouch("EXPIRE-2", file);
+    await chatTurn(session, "EXPIRE-2");
+    expect(existsSync(file)).toBe(false);
+    expect(asked()).toBe(2);
+    expect(auditLines(env).some((l) => l.event === "grant.expired")).toBe(true);
   });
 });

@@ -24,8 +24,8 @@ function tainted(config: Record<string, unknown> = {}) {
 const sendTo = (to: string, extra = {}) => call("message", { params: { action: "send", to, message: "hi" }, ...extra });
 
 describe("approvals: the third outcome", () => {
-  it("is opt-in: the default config blocks an askable call", () => {
-    expect(defaultConfig().approvals.default).toBe("block");
+  it("is on by default: the default config asks about an askable call", () => {
+    expect(defaultConfig().approvals.default).toBe("approve");
   });
 
   it("asks the owner for a call blocked only by a tainted argument, on an interactive session", () => {
@@ -114,7 +114,7 @@ describe("approvals: the prompt", () => {
     expect(p.description).toContain("denied");
     expect(["warning", "critical"]).toContain(p.severity);
     expect(p.timeoutMs).toBe(120_000);
-    expect(p.allowedDecisions).toEqual(["allow-once", "deny"]);
+    expect(p.allowedDecisions).toEqual(["allow-once", "allow-always", "deny"]);
   });
 
   it("redacts secrets in argument values", () => {

@@ -113,6 +113,15 @@ async function applyPluginConfig(env: OpenClawEnv, id: string, config: Record<st
   await new Promise((r) => setTimeout(r, 2000));
 }
 
+/**
+ * A scenario states what enforce does to a call; one that says nothing about approvals gets
+ * `approvals.default: "block"`, so an askable call blocks with ClawOS's reason instead of waiting on
+ * an approver the scenario does not run. Approvals on a gateway: test/e2e/approvals.test.ts.
+ */
+export function blocksUnlessAsked(config: Record<string, unknown>): Record<string, unknown> {
+  return "approvals" in config ? config : { ...config, approvals: { default: "block" } };
+}
+
 export async function applyClawosConfig(env: OpenClawEnv, config: Record<string, unknown>): Promise<void> {
   const current = (env.readConfig().plugins as { entries?: Record<string, { config?: unknown }> } | undefined)?.entries?.clawos?.config;
   if (JSON.stringify(current ?? {}) === JSON.stringify(config)) return;
@@ -168,7 +177,7 @@ class ScenarioRun {
       if ("turn" in step) await this.turn(step.turn as TurnStep, where);
       else if ("command" in step) await this.command(step.command, where);
       else if ("restart" in step) await this.env.restartGateway({ expectPlugins: ["clawos"] });
-      else if ("config" in step) await applyClawosConfig(this.env, step.config as Record<string, unknown>);
+      else if ("config" in step) await applyClawosConfig(this.env, blocksUnlessAsked(step.config as Record<string, unknown>));
     }
   }
 
@@ -380,7 +389,7 @@ export async function runScenarioFiles(files: string[], options: RunOptions = {}
           const pageConfig = scenario.pageText ? { pageText: scenario.pageText } : {};
           if (group.gateway) {
             await applyPluginConfig(env, "taint-tools", pageConfig);
-            await applyClawosConfig(env, (scenario.clawos ?? {}) as Record<string, unknown>);
+            await applyClawosConfig(env, blocksUnlessAsked((scenario.clawos ?? {}) as Record<string, unknown>));
           } else {
             env.setPluginConfig("taint-tools", pageConfig);
             env.setPluginConfig("clawos", (scenario.clawos ?? {}) as Record<string, unknown>);

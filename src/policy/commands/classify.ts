@@ -54,6 +54,8 @@ export interface CommandView {
   readonly secrets: readonly string[];
   /** Irreversible actions named by matching rules ("push to a remote"). */
   readonly irreversible: readonly string[];
+  /** Each irreversible action with its id, what a grant names (`git-push`: a built-in rule's id without `builtin.`). */
+  readonly irreversibleActions: readonly { readonly id: string; readonly action: string }[];
   /** The programs run (names without directories), wrappers included, in order, once each. */
   readonly programs: readonly string[];
   /** Why the command is not read-only, in short phrases. */
@@ -93,6 +95,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       local: false,
       secrets: [],
       irreversible: [],
+      irreversibleActions: [],
       programs: [],
       why: [`the command cannot be parsed (${result.error})`],
       rules: [],
@@ -221,6 +224,7 @@ class Walker {
   private readonly writes: string[] = [];
   private readonly fetches: string[] = [];
   private readonly irreversible: string[] = [];
+  private readonly irreversibleActions: { id: string; action: string }[] = [];
   private readonly secrets: string[] = [];
   private readonly programs: string[] = [];
   private readonly why: string[] = [];
@@ -252,6 +256,7 @@ class Walker {
       local: this.local && !this.network && this.fetches.length === 0,
       secrets: this.secrets,
       irreversible: this.irreversible,
+      irreversibleActions: this.irreversibleActions,
       programs: this.programs,
       why: this.why,
       rules: this.matched,
@@ -316,7 +321,11 @@ class Walker {
   }
 
   private record(rule: CompiledCommandRule, allow: boolean, frame: Frame | undefined): void {
-    if (rule.irreversible) add(this.irreversible, rule.irreversible);
+    if (rule.irreversible) {
+      add(this.irreversible, rule.irreversible);
+      const id = rule.id.replace(/^builtin\./, "");
+      if (!this.irreversibleActions.some((a) => a.id === id)) this.irreversibleActions.push({ id, action: rule.irreversible });
+    }
     if (!rule.effect) return;
     if (rule.effect === "allow" && !allow) return;
     if (!this.matched.some((m) => m.id === rule.id)) this.matched.push({ id: rule.id, effect: rule.effect, trust: rule.trust });

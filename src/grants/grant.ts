@@ -1,0 +1,176 @@
+import type { Decision, RuleHit } from "../policy/decision.ts";
+import type { ArgumentValue } from "../taint/provenance.ts";
+import { normalizeValue } from "../taint/values.ts";
+
+/**
+ * A grant: the owner's standing answer to a question ClawOS would otherwise ask. It is bound to what
+ * was approved and never widens by itself:
+ *
+ * - a call grant (from `allow-always`) names the tool and the value of every argument that decides
+ *   where the call acts (this recipient, this host, this path, this command or command prefix); a
+ *   call with any other value asks again;
+ * - an action grant (`/clawos grant <action>`) names one irreversible action (`git-push`,
+ *   `npm-publish`, `message-broadcast`, ...), the only question it answers.
+ *
+ * A grant answers only questions the owner can answer (trust floors, where an argument came from,
+ * irreversible actions); path rules, denials and everything else still block. Each one has a scope
+ * (this session, this agent, everywhere) and an expiry. Pure data and pure functions; the store
+ * keeps them (`grant-store.ts`).
+ */
+
+export const GRANT_SCOPES = ["session", "agent", "everywhere"] as const;
+export type GrantScope = (typeof GRANT_SCOPES)[number];
+
+/** One approved argument: where it sits (as the manifest names it), its role, and its canonical value. */
+export interface GrantValue {
+  readonly argument: string;
+  readonly role: string;
+  /** Canonical: a path as the host resolves it, a value in its normalised form, a command as written. */
+  readonly value: string;
+  /** For a command: the approved prefix (`npm run build`), matched against the call's own prefix. */
+  readonly prefix?: boolean;
+}
+
+export interface Grant {
+  readonly id: string;
+  /** A call grant's tool; an action grant has none. */
+  readonly tool?: string;
+  readonly values?: readonly GrantValue[];
+  /** An action grant's irreversible action id. */
+  readonly action?: string;
+  readonly scope: GrantScope;
+  readonly sessionKey?: string;
+  readonly agentId?: string;
+  readonly createdAt: number;
+  /** Undefined only when the operator configured grants that never expire. */
+  readonly expiresAt?: number;
+  /** Who made it: the approval's resolution, or the owner's command and who sent it. */
+  readonly by: string;
+}
+
+/** What `allow-always` on an approval would grant: made when ClawOS asks, shown in the prompt. */
+export interface GrantOffer {
+  readonly tool: string;
+  readonly values: readonly GrantValue[];
+  readonly scope: GrantScope;
+  /** Undefined: the operator configured grants that never expire. */
+  readonly expiresInMs?: number;
+}
+
+/** What a grant is matched against: the decision and the call's decision-relevant argument values. */
+export interface GrantQuestion {
+  readonly decision: Decision;
+  readonly values: readonly ArgumentValue[];
+  readonly sessionKey?: string;
+  readonly agentId?: string;
+}
+
+/** Rules a grant can answer (the askable ones, see `policy/approval.ts`). */
+const CALL_RULES = new Set(["tool.min-input-trust", "capability.floor", "tool.mode", "argument.tainted", "argument.unknown"]);
+
+/** The canonical value of one argument as the gate read it. */
+function canonical(value: ArgumentValue): string {
+  if (value.resolved?.[0]) return value.resolved[0];
+  if (value.role === "command") return value.raw.trim();
+  return normalizeValue(value.raw)[0] ?? value.raw.trim().toLowerCase();
+}
+
+/**
+ * What `allow-always` on this decision would grant: the tool and every decision-relevant argument's
+ * value (a single local command by its prefix, any other command as written). Undefined when the
+ * decision names something a grant cannot answer.
+ */
+export function callPattern(question: GrantQuestion): Pick<Grant, "tool" | "values"> | undefined {
+  const { decision } = question;
+  if (!decision.manifested || decision.rules.length === 0) return undefined;
+  if (!decision.rules.every((hit) => CALL_RULES.has(hit.rule) || hit.rule === "action.irreversible")) return undefined;
+  const prefix = decision.command?.prefix;
+  const values: GrantValue[] = [];
+  const seen = new Set<string>();
+  for (const v of question.values) {
+    const entry: GrantValue =
+      v.role === "command" && prefix
+        ? { argument: v.argument, role: v.role, value: prefix, prefix: true }
+        : { argument: v.argument, role: v.role, value: canonical(v) };
+    const key = `${entry.argument}\u0000${entry.value}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    values.push(entry);
+  }
+  return { tool: decision.tool, values };
+}
+
+function inScope(grant: Grant, question: GrantQuestion): boolean {
+  if (grant.scope === "session") return grant.sessionKey !== undefined && grant.sessionKey === question.sessionKey;
+  if (grant.scope === "agent") return grant.agentId !== undefined && grant.agentId === (question.agentId ?? "main");
+  return true;
+}
+
+/** Every value the call carries was approved by this call grant (a new value asks again). */
+function coversCall(grant: Grant, question: GrantQuestion): boolean {
+  if (grant.tool === undefined || grant.tool !== question.decision.tool || !grant.values) return false;
+  const prefix = question.decision.command?.prefix;
+  for (const v of question.values) {
+    const ok = grant.values.some((g) => {
+      if (g.argument !== v.argument || g.role !== v.role) return false;
+      if (g.prefix) return v.role === "command" && prefix === g.value;
+      return g.value === canonical(v);
+    });
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/** The askable hits no grant of this kind answers. */
+function unanswered(hits: readonly RuleHit[], grant: Grant, question: GrantQuestion): RuleHit[] {
+  if (grant.action !== undefined) return hits.filter((h) => !(h.rule === "action.irreversible" && h.value === grant.action));
+  return coversCall(grant, question) ? [] : [...hits];
+}
+
+/**
+ * The grants that together answer every rule this decision breaks, or undefined when some rule is
+ * left: a call grant answers all of them for the values it names, an action grant its own action.
+ * Expired grants and grants from a scope the call is not in answer nothing.
+ */
+export function answeringGrants(grants: Iterable<Grant>, question: GrantQuestion, now: number): Grant[] | undefined {
+  let left: RuleHit[] = [...question.decision.rules];
+  if (left.length === 0 || !left.every((h) => CALL_RULES.has(h.rule) || h.rule === "action.irreversible")) return undefined;
+  const used: Grant[] = [];
+  for (const grant of grants) {
+    if (!live(grant, now) || !inScope(grant, question)) continue;
+    const rest = unanswered(left, grant, question);
+    if (rest.length < left.length) {
+      used.push(grant);
+      left = rest;
+      if (left.length === 0) return used;
+    }
+  }
+  return undefined;
+}
+
+/** Not expired, and not made in what the clock now says is the future (a clock set back). */
+export function live(grant: Grant, now: number): boolean {
+  if (grant.createdAt > now + CLOCK_SLACK_MS) return false;
+  return grant.expiresAt === undefined || grant.expiresAt > now;
+}
+
+/** How far a grant's creation may sit in the future before the clock counts as set back. */
+export const CLOCK_SLACK_MS = 5 * 60_000;
+
+/** `24h`, `30m`, `7d`, `90s` → milliseconds; undefined for anything else. */
+export function parseDuration(text: string): number | undefined {
+  const m = /^(\d{1,6})\s*(s|m|h|d)$/i.exec(text.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  if (n <= 0) return undefined;
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2].toLowerCase() as "s" | "m" | "h" | "d"];
+  return n * unit;
+}
+
+/** A duration in words a person reads: `24 h`, `30 min`, `2 d`. */
+export function formatDuration(ms: number): string {
+  if (ms % 86_400_000 === 0 && ms >= 2 * 86_400_000) return `${ms / 86_400_000} d`;
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Math.round(ms / 1000)} s`;
+}

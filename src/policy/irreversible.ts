@@ -1,0 +1,73 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { compileArgumentPath, valuesAt } from "./arguments.ts";
+import type { IrreversibleAction } from "./decision.ts";
+import { TOOL_NAME_PATTERN } from "./tool-names.ts";
+
+/**
+ * L2 data: tool calls that take an irreversible action (publishing, broadcasting, updating the
+ * gateway). Such a call needs the owner's grant even in an owner session: asked when someone can
+ * answer, blocked otherwise (docs/approvals.md). Shell commands name theirs through the command
+ * rules (`irreversible` on a rule; built-in ones for pushes, publishes, releases, deploys).
+ */
+
+export const ACTION_ID_PATTERN = "^[a-z0-9][a-z0-9._-]{0,63}$";
+
+export const IrreversibleRuleSchema = Type.Object(
+  {
+    id: Type.String({ pattern: ACTION_ID_PATTERN, description: "the action's id, what `/clawos grant <id>` names" }),
+    tool: Type.String({ pattern: TOOL_NAME_PATTERN, description: "the tool that takes it" }),
+    at: Type.Optional(
+      Type.String({ minLength: 1, description: "an argument (as manifests name them, e.g. action); the rule applies only when it has one of `equals`" }),
+    ),
+    equals: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: "the argument values that take the action" })),
+    action: Type.String({ minLength: 1, maxLength: 120, description: 'what the call does, in words, like "publish a package"' }),
+  },
+  { additionalProperties: false },
+);
+export type IrreversibleRule = Static<typeof IrreversibleRuleSchema>;
+
+/** OpenClaw's own tools whose calls cannot be taken back (2026.9.6 tool schemas). */
+export const BUILTIN_IRREVERSIBLE: readonly IrreversibleRule[] = [
+  { id: "github-publish", tool: "github_publish", action: "publish to GitHub" },
+  { id: "message-broadcast", tool: "message", at: "action", equals: ["broadcast"], action: "broadcast a message to many recipients" },
+  { id: "gateway-update", tool: "gateway", at: "action", equals: ["update.run"], action: "update OpenClaw and restart the gateway" },
+];
+
+interface CompiledRule {
+  readonly rule: IrreversibleRule;
+  readonly segments?: ReturnType<typeof compileArgumentPath>;
+}
+
+/** The irreversible-action rules, compiled once per policy: built-in ones less the disabled, then the operator's. */
+export class IrreversibleRules {
+  private readonly byTool = new Map<string, CompiledRule[]>();
+  /** Each action's id and what it does. */
+  readonly actions: ReadonlyMap<string, string>;
+
+  constructor(operator: readonly IrreversibleRule[], disabled: readonly string[]) {
+    const off = new Set(disabled);
+    const actions = new Map<string, string>();
+    for (const rule of [...BUILTIN_IRREVERSIBLE.filter((r) => !off.has(r.id)), ...operator]) {
+      const list = this.byTool.get(rule.tool) ?? [];
+      list.push({ rule, ...(rule.at ? { segments: compileArgumentPath(rule.at) } : {}) });
+      this.byTool.set(rule.tool, list);
+      if (!actions.has(rule.id)) actions.set(rule.id, rule.action);
+    }
+    this.actions = actions;
+  }
+
+  /** The irreversible actions one call of `tool` with these arguments takes. */
+  actionsOf(tool: string, args: unknown): IrreversibleAction[] {
+    const rules = this.byTool.get(tool);
+    if (!rules) return [];
+    const out: IrreversibleAction[] = [];
+    for (const { rule, segments } of rules) {
+      if (segments && rule.equals) {
+        const values = valuesAt(args, segments).map((v) => String(v).trim().toLowerCase());
+        if (!rule.equals.some((e) => values.includes(e.toLowerCase()))) continue;
+      }
+      out.push({ id: rule.id, action: rule.action });
+    }
+    return out;
+  }
+}
