@@ -158,6 +158,17 @@ describe("approvals through a real gateway", () => {
     expect(decision).toMatchObject({ decision: "block" });
   });
 
+  it("`openclaw agent exec` (headless) is blocked by ClawOS with its reason, and nobody is asked", async () => {
+    const file = join(env.workspaceDir, "headless.txt");
+    const before = approver.requests().length;
+    scriptInjected("APPROVE-EXEC", file);
+    const run = await env.agentExec("APPROVE-EXEC summarise the page");
+    expect(run.result.code, run.result.stderr).toBe(0);
+    expect(existsSync(file)).toBe(false);
+    expect(execResult(file)).toContain("no interactive owner channel");
+    expect(approver.requests().slice(before)).toEqual([]);
+  });
+
   /** The model runs `touch <file>` straight away (a session that already read the page). */
   function scriptTouch(marker: string, file: string): void {
     model.script({
