@@ -206,7 +206,7 @@ export class CompiledPolicy implements RulePolicy {
       if (arg.derived) continue;
       for (const value of valuesAt(args, arg.segments)) {
         if (typeof value === "string" ? value.trim() === "" : typeof value !== "number") continue;
-        out.push({ argument: arg.spec.at, role, raw: String(value) });
+        out.push({ argument: arg.spec.at, role, raw: String(value), ...(arg.spec.tainted === "copied" ? { copied: true } : {}) });
       }
     }
     return out;

@@ -77,6 +77,12 @@ export const ArgumentSchema = Type.Object(
       { description: `one of ${ARGUMENT_ROLES.join(", ")}` },
     ),
     access: Type.Optional(Type.Union([Type.Literal("read"), Type.Literal("write")], { description: "for path and patch arguments: read or write" })),
+    tainted: Type.Optional(
+      Type.Union([Type.Literal("block"), Type.Literal("copied")], {
+        description:
+          "what a value that came only from less-trusted input does: block (the default), or copied: allowed when the whole value was copied from one input as it stood (a link from search results), so it carries nothing the session put together; a value assembled around a seen host or path still blocks. Only for arguments whose call sends nothing else (a plain fetch).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -51,6 +51,8 @@ export interface ArgumentValue {
   readonly raw: string;
   /** Absolute forms of a path argument (spelled, symlinks followed). */
   readonly resolved?: readonly string[];
+  /** The manifest allows a less-trusted value copied whole from an input (`tainted: "copied"`). */
+  readonly copied?: boolean;
   /** The path relative to the agent's workspace, when it is inside it. */
   readonly relative?: string;
 }
@@ -100,12 +102,15 @@ export class Provenance {
     const base = { argument: arg.argument, role: arg.role, value: shown };
     if (hit) {
       const endorsed = meetsTrust(hit.level, required);
+      // A copy of a whole value as an input held it (not a value built around a host it named).
+      const copied = !endorsed && arg.copied === true && state !== undefined && this.seenWhole(state, arg);
       return {
         ...base,
         verdict: endorsed ? "endorsed" : "tainted",
-        allowed: endorsed,
+        allowed: endorsed || copied,
         level: hit.level,
         ...(hit.source ? { source: hit.source.label, ...(hit.source.callId ? { callId: hit.source.callId } : {}) } : {}),
+        ...(copied ? { note: "copied whole from that input: it carries nothing the session put together" } : {}),
       };
     }
     const policy = this.settings.unknown[arg.role] ?? "tainted";
@@ -140,6 +145,12 @@ export class Provenance {
     const low = this.labels.lowestUnder(dir);
     const byPlace = this.labels.intact && this.settings.trusted(dir, agentId) ? "owner" : fallback;
     return low ? minTrust(low.level, byPlace) : byPlace;
+  }
+
+  /** Whether the value's own whole form (the full URL, not only its host) was seen in some input. */
+  private seenWhole(state: SessionTrust, arg: ArgumentValue): boolean {
+    const first = argumentForms(arg.raw).whole[0];
+    return first !== undefined && state.values?.get(this.hasher.hash(first)) !== undefined;
   }
 
   private lookup(state: SessionTrust, arg: ArgumentValue): { level: TrustLevel; source?: ValueSource } | undefined {
