@@ -575,7 +575,7 @@ export class SessionTaint {
     const command = facts.command;
     if (source !== "command" || !command) return undefined;
     const view = command.view;
-    if (!view.parsed || view.network || view.fetches.length > 0) return undefined;
+    if (!view.parsed || view.network || view.external || view.fetches.length > 0) return undefined;
     if (view.readOnly) {
       let level: TrustLevel = "owner";
       for (const file of facts.reads) level = minTrust(level, this.provenance.fileTrust(file.forms, agentId, declared).level);

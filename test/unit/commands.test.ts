@@ -333,6 +333,39 @@ describe("classifyCommand: unparseable input is the most dangerous case", () => 
   });
 });
 
+describe("classifyCommand: reading the journal and the service manager", () => {
+  it("journalctl, systemctl status/cat/list-* and dmesg are read-only, and their output counts as others' text", () => {
+    for (const command of [
+      "journalctl -u acme-api -n 12 --no-pager -o cat",
+      "journalctl --disk-usage",
+      "systemctl status acme-api --no-pager | head",
+      "systemctl cat unit | grep Exec",
+      "dmesg -T | tail",
+    ]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(true);
+      expect(facts.external, command).toBe(true);
+      expect(facts.network, command).toBe(false);
+    }
+    expect(classify("ls -la src").external).toBe(false);
+  });
+
+  it("flags and subcommands that change something, or another machine, are not read-only", () => {
+    for (const [command, why] of [
+      ["journalctl --vacuum-time=2d", /journalctl --vacuum-time changes something/],
+      ["journalctl --rotate", /changes something/],
+      ["dmesg -c", /changes something/],
+      ["systemctl restart acme-api", /systemctl restart changes system state/],
+      ["systemctl -H db-1 status x", /changes/],
+      ["journalctl -u x | sh", /sh runs commands/],
+    ] as const) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(false);
+      expect(facts.why.join("; "), command).toMatch(why);
+    }
+  });
+});
+
 describe("irreversible actions", () => {
   it("names pushes, force pushes, publishes and deleting / or ~", () => {
     expect(classify("git push origin main").irreversible).toEqual(["push to a remote"]);

@@ -38,6 +38,11 @@ export interface CommandView {
   readonly reads: readonly string[];
   /** Paths written: redirection targets, tee, cp/mv destinations, rm targets, sed -i files; "." for a repository. */
   readonly writes: readonly string[];
+  /**
+   * A read-only program read state kept outside files (the journal, the service manager, the
+   * container daemon): its output is others' text, so it counts as untrusted whatever the paths.
+   */
+  readonly external: boolean;
   /** Paths where content from outside lands: clone destinations, downloads, extracted archives, node_modules. */
   readonly fetches: readonly string[];
   readonly network: boolean;
@@ -92,6 +97,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       writes: [],
       fetches: [],
       network: true,
+      external: true,
       local: false,
       secrets: [],
       irreversible: [],
@@ -229,6 +235,7 @@ class Walker {
   private readonly programs: string[] = [];
   private readonly why: string[] = [];
   private readonly matched: CommandRuleMatch[] = [];
+  private external = false;
   private denyRank = -1;
   private allowRank = -1;
   private allowBroken = false;
@@ -253,6 +260,7 @@ class Walker {
       writes: this.writes,
       fetches: this.fetches,
       network: this.network,
+      external: this.external,
       local: this.local && !this.network && this.fetches.length === 0,
       secrets: this.secrets,
       irreversible: this.irreversible,
@@ -707,6 +715,7 @@ class Walker {
     if (!isRead) this.notReadOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
     if (NOT_LOCAL.has(b.kind)) this.local = false;
     if (b.network) this.network = true;
+    if (b.external) this.external = true;
     let changed = false;
     let dir: string | undefined;
     let fetchTo: string | undefined;

@@ -183,6 +183,12 @@ const behaviourFields = {
     }),
   ),
   inert: Type.Optional(Type.Boolean({ description: "arguments only known at run time cannot change what the program does (echo)" })),
+  external: Type.Optional(
+    Type.Boolean({
+      description:
+        "a read program that reads state kept outside files the gate sees (the system journal, the service manager, the container daemon): read-only, but its output is the text of others (log lines, container output), so it counts as untrusted",
+    }),
+  ),
 };
 
 const nameSchema = Type.String({ pattern: "^[A-Za-z0-9_.+\\[:-]{1,64}$", description: "a program name as it is run, without a directory" });
