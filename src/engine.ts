@@ -373,6 +373,11 @@ export class Engine {
     return this.audit.byToolRule.values();
   }
 
+  /** The owner's approvals since start, by pattern: what `/clawos audit` suggests standing answers from. */
+  approvalTally(): ReturnType<AuditLog["approvalTally"]> {
+    return this.audit.approvalTally();
+  }
+
   status(): EngineStatus {
     const store = this.taint.store;
     this.audit.checkIntegrity();

@@ -5,6 +5,7 @@ import { AuditSeal, type Integrity } from "./audit-seal.ts";
 import type { Decision } from "../policy/decision.ts";
 import { isoTime } from "../report/iso-time.ts";
 import { blockReason } from "../report/reason.ts";
+import { ApprovalTally, offerFields, type ApprovalPatternRow } from "../report/approval-suggestions.ts";
 import { paramsHash, paramsPreview } from "./redact.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import type { TrustChange } from "../taint/session-taint.ts";
@@ -132,6 +133,8 @@ export class AuditLog {
   /** True when the audit file could not be opened: records are counted but not written. */
   private lost = false;
   private sealer?: AuditSeal;
+  /** Approvals that carried an offer, by pattern (bounded): what `/clawos audit` suggests from. */
+  private readonly approvals = new ApprovalTally();
 
   constructor(options: AuditOptions) {
     this.ringSize = options.recent;
@@ -206,7 +209,24 @@ export class AuditLog {
   recordApproval(decision: Decision, resolution: string, context: DecisionContext): void {
     if (resolution === "allow-once" || resolution === "allow-always") this.counts.approved++;
     else this.counts.denied++;
-    this.enqueue({ kind: "approval", record: { at: this.now(), decision, context }, resolution });
+    const record: DecisionRecord = { at: this.now(), decision, context };
+    if (decision.offer) {
+      this.approvals.add({
+        ...offerFields(decision.offer),
+        at: record.at,
+        resolution,
+        tool: decision.tool,
+        session: context.sessionKey,
+        inputTrust: decision.inputTrust,
+        rules: decision.rules.map((r) => r.rule),
+      });
+    }
+    this.enqueue({ kind: "approval", record, resolution });
+  }
+
+  /** The approvals tallied by pattern since start (allow-once and allow-always; copies). */
+  approvalTally(): readonly ApprovalPatternRow[] {
+    return this.approvals.list();
   }
 
   /** A grant's life: the grant as data (ids, tool, values redacted by the caller), and the call or command that caused it. */
@@ -377,7 +397,11 @@ export function decisionLine(record: DecisionRecord): Record<string, unknown> {
   };
 }
 
-/** An approval's answer: the call it was about (as its decision line names it) and the answer. */
+/**
+ * An approval's answer: the call it was about (as its decision line names it) and the answer; when
+ * allow-always was offered, the pattern it would have granted (values redacted and shortened), its
+ * key for grouping, the grant's scope and expiry, and the trust the call had.
+ */
 export function approvalLine(record: DecisionRecord, resolution: string): Record<string, unknown> {
   const { decision: d, context: c } = record;
   return {
@@ -388,6 +412,7 @@ export function approvalLine(record: DecisionRecord, resolution: string): Record
     tool: d.tool,
     resolution,
     rules: d.rules.map((r) => r.rule),
+    ...(d.offer ? { inputTrust: d.inputTrust, ...offerFields(d.offer) } : {}),
   };
 }
 

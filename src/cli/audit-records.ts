@@ -2,11 +2,13 @@ import { closeSync, createReadStream, openSync, readSync, statSync } from "node:
 import { createInterface } from "node:readline";
 import type { TaintKind, TaintSource } from "../taint/session-store.ts";
 import { isTrustLevel, type TrustLevel } from "../taint/trust.ts";
+import { GRANT_SCOPES } from "../grants/grant.ts";
+import type { OfferFields } from "../report/approval-suggestions.ts";
 
 /**
  * The audit log as the operator CLI reads it back: one JSON line per record, in the format
- * `audit/audit-log.ts` writes (`v: 1`; `event` is `decision`, `trust.lowered`, `trust.reset` or
- * `config.weakened`). Parsing is pure; reading streams the file so a large log costs little memory.
+ * `audit/audit-log.ts` writes (`v: 1`; `event` is `decision`, `trust.lowered`, `trust.reset`,
+ * `config.weakened`, `approval` or a grant's `grant.*`). Parsing is pure; reading streams the file so a large log costs little memory.
  */
 
 /** A taint source as an audit record carries it: the session store's own shape. */
@@ -25,7 +27,8 @@ export interface DecisionRecord {
   readonly capabilities: readonly string[];
   readonly inputTrust: TrustLevel;
   readonly taint: readonly AuditSource[];
-  readonly decision: "allow" | "block" | "would-block";
+  /** allow, block, would-block (audit), approve (the owner was asked), would-ask (audit). */
+  readonly decision: "allow" | "block" | "would-block" | "approve" | "would-ask";
   readonly mode: string;
   readonly manifested: boolean;
   readonly rules: readonly string[];
@@ -51,7 +54,39 @@ export interface ConfigRecord {
   readonly writers: readonly string[];
 }
 
-export type AuditRecord = DecisionRecord | TrustRecord | ConfigRecord;
+/**
+ * The owner's answer to an approval ClawOS asked for. When allow-always was offered, the line also
+ * carries the pattern it would have granted (`offerFields`) and the trust the call had.
+ */
+export interface ApprovalRecord extends Partial<OfferFields> {
+  readonly event: "approval";
+  readonly at: number;
+  readonly agent?: string;
+  readonly session?: string;
+  readonly toolCallId?: string;
+  readonly tool: string;
+  /** allow-once, allow-always, deny, timeout or cancelled. */
+  readonly resolution: string;
+  readonly rules: readonly string[];
+  readonly inputTrust?: TrustLevel;
+}
+
+/** A grant made, used, expired, revoked, or a request for one refused (the grant's id and what it answers). */
+export interface GrantRecord {
+  readonly event: "grant.created" | "grant.used" | "grant.expired" | "grant.revoked" | "grant.refused";
+  readonly at: number;
+  readonly id?: string;
+  readonly tool?: string;
+  readonly action?: string;
+  readonly session?: string;
+  readonly by?: string;
+  readonly why?: string;
+}
+
+const GRANT_EVENTS = new Set<string>(["grant.created", "grant.used", "grant.expired", "grant.revoked", "grant.refused"]);
+const DECISIONS = new Set<string>(["allow", "block", "would-block", "approve", "would-ask"]);
+
+export type AuditRecord = DecisionRecord | TrustRecord | ConfigRecord | ApprovalRecord | GrantRecord;
 
 type Json = Record<string, unknown>;
 
@@ -104,8 +139,8 @@ export function parseAuditLine(line: string): AuditRecord | undefined {
   const at = time(r.time);
   if (at === undefined) return undefined;
   if (r.event === "decision") {
-    const decision = r.decision;
-    if (decision !== "allow" && decision !== "block" && decision !== "would-block") return undefined;
+    const decision = r.decision as DecisionRecord["decision"];
+    if (!DECISIONS.has(String(decision))) return undefined;
     if (typeof r.tool !== "string" || !isTrustLevel(r.inputTrust)) return undefined;
     const requester = requesterOf(r.requester);
     return {
@@ -134,7 +169,47 @@ export function parseAuditLine(line: string): AuditRecord | undefined {
     return { event: r.event, at, session: r.session, from: r.from, to: r.to, source: source(r.source), by: text(r.by) };
   }
   if (r.event === "config.weakened") return { event: "config.weakened", at, weakened: texts(r.weakened), writers: texts(r.writers) };
+  if (r.event === "approval") return approvalRecord(r, at);
+  if (GRANT_EVENTS.has(r.event)) {
+    return {
+      event: r.event as GrantRecord["event"],
+      at,
+      id: text(r.id),
+      tool: text(r.tool),
+      action: text(r.action),
+      session: text(r.session),
+      by: text(r.by),
+      why: text(r.why),
+    };
+  }
   return undefined;
+}
+
+function approvalRecord(r: Json, at: number): ApprovalRecord | undefined {
+  const tool = text(r.tool);
+  const resolution = text(r.resolution);
+  if (!tool || !resolution) return undefined;
+  const base = {
+    event: "approval" as const,
+    at,
+    agent: text(r.agent),
+    session: text(r.session),
+    toolCallId: text(r.toolCallId),
+    tool,
+    resolution,
+    rules: texts(r.rules),
+    ...(isTrustLevel(r.inputTrust) ? { inputTrust: r.inputTrust } : {}),
+  };
+  // The offer's fields come together or not at all (a line written before they existed has none).
+  const pattern = text(r.pattern);
+  const patternKey = text(r.patternKey);
+  const scope = GRANT_SCOPES.find((g) => g === r.grantScope);
+  const expires = r.grantExpiresInMs;
+  const expiry = expires === null ? null : typeof expires === "number" && Number.isFinite(expires) && expires > 0 ? expires : undefined;
+  if (!pattern || !patternKey || !scope || expiry === undefined) return base;
+  const prefix = text(r.commandPrefix);
+  const offer: OfferFields = { pattern, patternKey, grantScope: scope, grantExpiresInMs: expiry, ...(prefix ? { commandPrefix: prefix } : {}) };
+  return { ...base, ...offer };
 }
 
 /** The record's sources as the policy's type (for `causeOf` and `causeText`). */

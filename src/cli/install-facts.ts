@@ -171,7 +171,7 @@ export async function inspectInstall(inputs: InstallInputs): Promise<InstallSnap
     counts.lastDecisionAt = record.at;
     if (record.decision === "allow") counts.allow++;
     else if (record.decision === "block") counts.block++;
-    else counts.wouldBlock++;
+    else if (record.decision === "would-block") counts.wouldBlock++;
     if (!record.manifested && record.mode !== "off") unmanifested.set(record.tool, (unmanifested.get(record.tool) ?? 0) + 1);
   });
   // The gateway's own count covers records not flushed yet; the log covers earlier processes.

@@ -1,6 +1,7 @@
 import { CONFIG_LOCATION } from "../config/config.ts";
 import { causeOf } from "../policy/decision.ts";
 import { isoTime } from "../report/iso-time.ts";
+import { ApprovalTally, approvalSuggestions, formatApprovalSuggestions, type ApprovalSuggestion } from "../report/approval-suggestions.ts";
 import { minTrust, type TrustLevel } from "../taint/trust.ts";
 import { type AuditRecord, type AuditSource, type DecisionRecord, taintSources } from "./audit-records.ts";
 
@@ -39,6 +40,8 @@ export interface RolloutRow {
   readonly requester: string;
   readonly wouldBlock: number;
   readonly block: number;
+  /** Calls put to the owner (approve) or that audit mode would have put (would-ask). */
+  readonly asked: number;
   readonly sessions: number;
   readonly agents: readonly string[];
   /** The lowest input trust a call in this row had. */
@@ -58,11 +61,17 @@ export interface RolloutReport {
   readonly allow: number;
   readonly block: number;
   readonly wouldBlock: number;
+  /** Calls put to the owner, or that audit mode would have put. */
+  readonly asked: number;
+  /** Grant events: made, used by calls, refused. */
+  readonly grants: { readonly created: number; readonly used: number; readonly refused: number };
   /** Decisions whose tool had no manifest, per tool. */
   readonly unmanifested: Readonly<Record<string, number>>;
   readonly trustChanges: number;
   readonly configWeakened: number;
   readonly rows: readonly RolloutRow[];
+  /** Prompts the owner kept approving allow-once (same tool and pattern), with the standing answer that would stop them. */
+  readonly approvals: readonly ApprovalSuggestion[];
 }
 
 /** Who asked for the call: the record's requester, else the sender that lowered the session, else the owner. */
@@ -98,12 +107,16 @@ const TRUST_RULES = new Set([
   "argument.unknown",
 ]);
 
+/** Patterns the report tallies from a whole log (the gateway keeps fewer in memory). */
+const APPROVAL_PATTERNS_READ = 1000;
+
 interface Tally {
   tool: string;
   rule: string;
   requester: string;
   wouldBlock: number;
   block: number;
+  asked: number;
   sessions: Set<string>;
   agents: Set<string>;
   lowestTrust: TrustLevel;
@@ -120,13 +133,32 @@ export class RolloutTally {
   private allow = 0;
   private block = 0;
   private wouldBlock = 0;
+  private asked = 0;
+  private readonly grants = { created: 0, used: 0, refused: 0 };
   private trustChanges = 0;
   private configWeakened = 0;
+  private readonly approvals = new ApprovalTally(APPROVAL_PATTERNS_READ);
 
   add(record: AuditRecord): void {
+    if (record.event === "approval") {
+      const { pattern, patternKey, grantScope, grantExpiresInMs } = record;
+      if (pattern && patternKey && grantScope && grantExpiresInMs !== undefined) {
+        this.approvals.add({
+          ...record,
+          pattern,
+          patternKey,
+          grantScope,
+          grantExpiresInMs,
+        });
+      }
+      return;
+    }
     if (record.event !== "decision") {
       if (record.event === "config.weakened") this.configWeakened++;
-      else this.trustChanges++;
+      else if (record.event === "grant.created") this.grants.created++;
+      else if (record.event === "grant.used") this.grants.used++;
+      else if (record.event === "grant.refused") this.grants.refused++;
+      else if (record.event === "trust.lowered" || record.event === "trust.reset") this.trustChanges++;
       return;
     }
     this.decisions++;
@@ -135,7 +167,9 @@ export class RolloutTally {
       this.allow++;
       return;
     }
+    const asked = record.decision === "approve" || record.decision === "would-ask";
     if (record.decision === "block") this.block++;
+    else if (asked) this.asked++;
     else this.wouldBlock++;
     const requester = requesterOf(record);
     const cause = causeOfRecord(record);
@@ -149,6 +183,7 @@ export class RolloutTally {
           requester,
           wouldBlock: 0,
           block: 0,
+          asked: 0,
           sessions: new Set(),
           agents: new Set(),
           lowestTrust: record.inputTrust,
@@ -160,6 +195,7 @@ export class RolloutTally {
         this.rows.set(key, row);
       }
       if (record.decision === "block") row.block++;
+      else if (asked) row.asked++;
       else row.wouldBlock++;
       if (record.session) row.sessions.add(record.session);
       if (record.agent) row.agents.add(record.agent);
@@ -188,6 +224,7 @@ export class RolloutTally {
           requester: t.requester,
           wouldBlock: t.wouldBlock,
           block: t.block,
+          asked: t.asked,
           sessions: t.sessions.size,
           agents: [...t.agents].sort(),
           lowestTrust: t.lowestTrust,
@@ -204,17 +241,20 @@ export class RolloutTally {
           changes: changesFor(t, causes, policy),
         };
       })
-      .sort((a, b) => b.block + b.wouldBlock - (a.block + a.wouldBlock) || a.tool.localeCompare(b.tool) || a.rule.localeCompare(b.rule));
+      .sort((a, b) => b.block + b.wouldBlock + b.asked - (a.block + a.wouldBlock + a.asked) || a.tool.localeCompare(b.tool) || a.rule.localeCompare(b.rule));
     return {
       ...(since !== undefined ? { since: isoTime(since) } : {}),
       decisions: this.decisions,
       allow: this.allow,
       block: this.block,
       wouldBlock: this.wouldBlock,
+      asked: this.asked,
+      grants: { ...this.grants },
       unmanifested: Object.fromEntries([...this.unmanifested].sort(([a], [b]) => a.localeCompare(b))),
       trustChanges: this.trustChanges,
       configWeakened: this.configWeakened,
       rows,
+      approvals: approvalSuggestions(this.approvals.list()),
     };
   }
 }
@@ -293,12 +333,13 @@ function changesFor(t: Tally, causes: readonly RolloutCause[], policy: RolloutPo
 /** The report in words, most frequent rows first. */
 export function formatRollout(report: RolloutReport, options: { file?: string } = {}): string {
   const lines = [
-    `Rollout report${report.since ? ` since ${report.since}` : ""}${options.file ? ` (${options.file})` : ""}: ${report.decisions} decisions, ${report.allow} allowed, ${report.block} blocked, ${report.wouldBlock} would-block; ${report.trustChanges} trust changes${report.configWeakened ? `; WARNING ${report.configWeakened} config changes weakened ClawOS` : ""}`,
+    `Rollout report${report.since ? ` since ${report.since}` : ""}${options.file ? ` (${options.file})` : ""}: ${report.decisions} decisions, ${report.allow} allowed, ${report.block} blocked, ${report.wouldBlock} would-block, ${report.asked} asked; ${report.grants.created} grants made, ${report.grants.used} calls ran on grants; ${report.trustChanges} trust changes${report.configWeakened ? `; WARNING ${report.configWeakened} config changes weakened ClawOS` : ""}`,
   ];
   const unmanifested = Object.entries(report.unmanifested);
   if (unmanifested.length) lines.push(`Tools seen without a manifest: ${unmanifested.map(([tool, n]) => `${tool} (${n})`).join(", ")}`);
+  const approvals = formatApprovalSuggestions(report.approvals, { limit: 10, ...(report.since ? { since: `since ${report.since}` } : {}) });
   if (report.rows.length === 0) {
-    lines.push("Nothing was blocked and nothing would have been.");
+    lines.push("Nothing was blocked and nothing would have been.", ...approvals);
     return lines.join("\n");
   }
   lines.push("Would-blocks and blocks per tool and requester, by rule:");
@@ -317,7 +358,7 @@ export function formatRollout(report: RolloutReport, options: { file?: string } 
         .sort()
         .at(-1)}):`,
     );
-    for (const r of rows) lines.push(`    ${r.rule}: would-block ${r.wouldBlock}, block ${r.block} (lowest trust ${r.lowestTrust})`);
+    for (const r of rows) lines.push(`    ${r.rule}: would-block ${r.wouldBlock}, block ${r.block}, asked ${r.asked} (lowest trust ${r.lowestTrust})`);
     const causes = new Map<string, RolloutCause>();
     for (const c of rows.flatMap((r) => r.causes)) if (!causes.has(c.label) || (causes.get(c.label)?.count ?? 0) < c.count) causes.set(c.label, c);
     const shown = [...causes.values()].sort((a, b) => b.count - a.count);
@@ -330,6 +371,7 @@ export function formatRollout(report: RolloutReport, options: { file?: string } 
   }
   lines.push(
     "A tool whose would-blocks are all unwanted is ready for enforce; for one with expected uses, add the manifest or override above first. Each row's latest reason is in --json.",
+    ...approvals,
   );
   return lines.join("\n");
 }

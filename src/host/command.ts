@@ -42,7 +42,7 @@ export function handleCommand(runtime: ClawosRuntime, ctx: CommandContext): { te
     case "session":
       return { text: formatSession(sessionKey, sessionKey ? engine.sessionReport(sessionKey) : undefined, isSubagentSessionKey(sessionKey)) };
     case "audit":
-      return { text: formatAudit(engine.recentDecisions(parseCount(args[1], 20)), engine.rolloutReport()) };
+      return { text: formatAudit(engine.recentDecisions(parseCount(args[1], 20)), engine.rolloutReport(), engine.approvalTally()) };
     case "manifests":
       return { text: formatManifests(engine.manifestList().entries, args[1]?.toLowerCase(), runtime.capabilityWarnings) };
     case "trust": {

@@ -1,5 +1,6 @@
 import type { AuditCounts, AuditHealth, DecisionRecord } from "../audit/audit-log.ts";
 import type { Integrity } from "../audit/audit-seal.ts";
+import { approvalSuggestions, formatApprovalSuggestions, type ApprovalPatternRow } from "./approval-suggestions.ts";
 import type { ClawosConfig } from "../config/config-schema.ts";
 import type { Enforcement } from "../policy/compiled-policy.ts";
 import type { HostWiring } from "../host/legacy-host.ts";
@@ -91,7 +92,7 @@ export function formatStatus(s: StatusSnapshot): string {
     ),
     `Manifests: ${s.manifests.length} loaded (${builtin} built-in, ${s.manifests.length - builtin} from the operator); invalid: ${s.brokenManifests.length === 0 ? "none" : s.brokenManifests.map((b) => `${b.tool ?? b.source}`).join(", ")}; unknown capabilities: ${s.capabilityWarnings?.length ? `${s.capabilityWarnings.length} (below)` : "none"}`,
     `Tools seen without a manifest: ${s.unmanifestedTools.size === 0 ? "none" : [...s.unmanifestedTools].map(([tool, n]) => `${tool} (${n})`).join(", ")}`,
-    `Decisions since ${when(s.startedAt)}: ${s.counts.decisions} (allow ${s.counts.allow}, block ${s.counts.block}, would-block ${s.counts.wouldBlock}, internal errors ${s.counts.errors}); trust changes ${s.counts.trustChanges}`,
+    `Decisions since ${when(s.startedAt)}: ${s.counts.decisions} (allow ${s.counts.allow}, block ${s.counts.block}, would-block ${s.counts.wouldBlock}, asked ${s.counts.ask + s.counts.wouldAsk} (approved ${s.counts.approved}, denied or unanswered ${s.counts.denied}), internal errors ${s.counts.errors}); trust changes ${s.counts.trustChanges}; grants made ${s.counts.grantsCreated}, calls run on grants ${s.counts.grantsUsed}`,
     `Audit log: ${s.audit.file ?? "(no file)"}: ${s.audit.written} records written, ${s.audit.writeErrors} write errors${s.audit.lastWriteError ? ` (last: ${s.audit.lastWriteError})` : ""}`,
     `Audit log integrity: ${integrityText(s.audit.integrity)}`,
     s.earlyLowering
@@ -204,9 +205,11 @@ export function formatSession(key: string | undefined, given: SessionReport | Se
   return lines.join("\n");
 }
 
+/** `/clawos audit`: the latest decisions, the rollout report, and the prompts the owner keeps approving (`approvals`, the engine's tally). */
 export function formatAudit(
   records: readonly DecisionRecord[],
-  byToolRule: Iterable<{ tool: string; rule: string; wouldBlock: number; block: number }>,
+  byToolRule: Iterable<{ tool: string; rule: string; wouldBlock: number; block: number; ask?: number; wouldAsk?: number }>,
+  approvals: Iterable<ApprovalPatternRow> = [],
 ): string {
   const lines = [`Last ${records.length} decisions:`];
   for (const { at, decision: d, context } of records) {
@@ -214,11 +217,13 @@ export function formatAudit(
       `  ${new Date(at).toISOString()} ${d.effect.padEnd(11)} ${d.tool}${d.via ? ` via ${d.via}` : ""} [${d.mode}] trust=${d.inputTrust} session=${context.sessionKey ?? "-"}${d.rules.length ? ` rules=${d.rules.map((r) => r.rule).join(",")}` : ""}`,
     );
   }
-  const rows = [...byToolRule].sort((a, b) => b.wouldBlock + b.block - (a.wouldBlock + a.block));
-  lines.push("Rollout report (since start): would-block / block per tool and rule:");
+  const asks = (r: { ask?: number; wouldAsk?: number }) => (r.ask ?? 0) + (r.wouldAsk ?? 0);
+  const rows = [...byToolRule].sort((a, b) => b.wouldBlock + b.block + asks(b) - (a.wouldBlock + a.block + asks(a)));
+  lines.push("Rollout report (since start): would-block / block / asked per tool and rule:");
   if (rows.length === 0) lines.push("  none: nothing would have been blocked.");
-  for (const r of rows) lines.push(`  ${r.tool.padEnd(20)} ${r.rule.padEnd(28)} would-block ${r.wouldBlock}, block ${r.block}`);
+  for (const r of rows) lines.push(`  ${r.tool.padEnd(20)} ${r.rule.padEnd(28)} would-block ${r.wouldBlock}, block ${r.block}, asked ${asks(r)}`);
   lines.push("A tool whose would-blocks are all unwanted is ready for enforce; for one with expected uses, add an override or a manifest first.");
+  lines.push(...formatApprovalSuggestions(approvalSuggestions(approvals), { since: "since start" }));
   return lines.join("\n");
 }
 
