@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { ApprovalSurface } from "../policy/approval.ts";
 
 /**
@@ -41,12 +42,13 @@ function surfaceOfTrigger(trigger: string | undefined): ApprovalSurface | undefi
 }
 
 export class ApprovalSurfaces {
-  private readonly sessions = new Map<string, SurfaceFacts>();
+  // An LRU, not a Map trimmed from its front: at many live sessions every call would evict, and a
+  // Map's first live key sits behind the tombstones of every key deleted before it.
+  private readonly sessions = new LRUCache<string, SurfaceFacts>({ max: MAX_SESSIONS });
 
   private facts(key: string): SurfaceFacts {
     let f = this.sessions.get(key);
     if (!f) {
-      if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
       f = {};
       this.sessions.set(key, f);
     }
@@ -63,7 +65,11 @@ export class ApprovalSurfaces {
 
   /** A call arrives: whether its context names a requester on a channel. */
   noteCall(sessionKey: string | undefined, onChannel: boolean): void {
-    if (sessionKey) this.facts(sessionKey).onChannel = onChannel;
+    if (!sessionKey) return;
+    const f = this.sessions.get(sessionKey);
+    if (f) f.onChannel = onChannel;
+    // A session seen only through its calls needs an entry only to say it can be asked.
+    else if (onChannel) this.sessions.set(sessionKey, { onChannel });
   }
 
   /**

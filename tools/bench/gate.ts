@@ -189,10 +189,12 @@ async function measure(make: Make, count: number, record: boolean) {
     for (let i = start; i < end; i++) {
       const c = calls[i - start];
       const t0 = process.hrtime.bigint();
-      const result = evaluate(c.event, c.ctx) as { block?: boolean } | undefined;
+      const result = evaluate(c.event, c.ctx) as { block?: boolean; requireApproval?: unknown } | undefined;
       const t1 = process.hrtime.bigint();
       samples[i] = Number(t1 - t0) / 1000;
-      if ((result?.block === true) !== c.expectBlock) wrong++;
+      // A call put to the owner does not run unless they approve it: stopped, as a block is.
+      const stopped = result?.block === true || result?.requireApproval !== undefined;
+      if (stopped !== c.expectBlock) wrong++;
     }
     await tick(); // the audit drain runs here, as it would between tool calls
     wall += process.hrtime.bigint() - w0;
