@@ -127,8 +127,9 @@ export class Engine {
       if (decision.effect === "block" || decision.effect === "would-block") {
         this.surfaces.noteCall(call.sessionKey, onChannel);
         // The owner's grants answer before anyone is asked (and where nobody can be).
-        const values = askable(decision) ? policy.argumentValues(tool, call.params, facts, call.agentId) : [];
-        const granted = askable(decision) ? this.grantsFor(decision, values, call) : undefined;
+        const canGrant = askable(decision);
+        const values = canGrant ? policy.argumentValues(tool, call.params, facts, call.agentId) : [];
+        const granted = canGrant ? this.grantsFor(decision, values, call) : undefined;
         if (granted) {
           decision = granted;
         } else {

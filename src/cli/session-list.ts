@@ -77,30 +77,15 @@ export function listSessions(files: Pick<StateFiles, "sessionsDir" | "keyFile">)
     }
     const sessionKey = record.key;
     const updatedAt = typeof record.updatedAt === "number" ? record.updatedAt : safeMtime(file);
+    // A file ClawOS cannot vouch for counts as untrusted, with the reason.
+    const distrusted = (problem: string): SessionEntry => ({ key: sessionKey, file, trust: "untrusted", updatedAt, lowered: [], problem });
     if (sessionFileName(sessionKey) !== name) {
       // The gateway looks a session up by the name its key hashes to: this file is never read for it.
-      entries.push({
-        key: sessionKey,
-        file,
-        trust: "untrusted",
-        updatedAt,
-        lowered: [],
-        problem: `the file name does not match its session (copied or renamed from ${sessionFileName(sessionKey)})`,
-      });
+      entries.push(distrusted(`the file name does not match its session (copied or renamed from ${sessionFileName(sessionKey)})`));
       continue;
     }
     if (!store) {
-      entries.push({
-        key: sessionKey,
-        file,
-        trust: "untrusted",
-        updatedAt,
-        lowered: [],
-        problem:
-          key === "missing"
-            ? `cannot be verified: the state key ${files.keyFile} is missing`
-            : `cannot be verified: the state key ${files.keyFile} is unusable`,
-      });
+      entries.push(distrusted(`cannot be verified: the state key ${files.keyFile} is ${key === "missing" ? "missing" : "unusable"}`));
       continue;
     }
     const state = store.get(sessionKey);

@@ -1,5 +1,5 @@
 import { formatAudit, formatManifests, formatSession, formatStatus } from "../report/status.ts";
-import { formatGrants } from "../report/grant-list.ts";
+import { formatGrants, grantText } from "../report/grant-list.ts";
 import { statusSnapshot, type ClawosRuntime } from "./runtime.ts";
 import type { CommandContext } from "./sdk.ts";
 import { isSubagentSessionKey } from "./session-keys.ts";
@@ -86,7 +86,7 @@ export function handleCommand(runtime: ClawosRuntime, ctx: CommandContext): { te
       const result = engine.grantAction(action, args[3], who.by, { sessionKey });
       if (!result.ok) return { text: `ClawOS: nothing was granted: ${result.why}.` };
       return {
-        text: `ClawOS: granted. ${formatGrants([result.grant], Date.now(), engine.grants).split("\n").slice(1, 2).join("")} Recorded in the audit log.`,
+        text: `ClawOS: granted. - ${grantText(result.grant, Date.now())} Recorded in the audit log.`,
       };
     }
     default:

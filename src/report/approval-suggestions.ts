@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import { redactString } from "../audit/redact.ts";
 import { formatDuration, type GrantOffer, type GrantScope } from "../grants/grant.ts";
-import { PLUGIN_ID } from "../ids.ts";
+import { CONFIG_LOCATION } from "../config/config.ts";
 import { minTrust, type TrustLevel } from "../taint/trust.ts";
 import { isoTime } from "./iso-time.ts";
 
@@ -14,9 +14,6 @@ import { isoTime } from "./iso-time.ts";
  * Pure. The gateway tallies its own answers (`AuditLog`); the operator CLI tallies the approval
  * lines of the audit file; both hand the same rows to `approvalSuggestions`.
  */
-
-/** Where operators write ClawOS's config (as `config/config.ts` says it, without loading the config code). */
-const CONFIG_LOCATION = `plugins.entries.${PLUGIN_ID}.config`;
 
 /** A pattern's value in words and as a key: redacted, and shortened past this length. */
 const VALUE_TEXT_LIMIT = 60;

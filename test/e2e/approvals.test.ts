@@ -3,7 +3,7 @@
 // requireApproval) and answered by an approval-capable operator client with plugin.approval.resolve.
 // Allow-once runs the call, deny and an unanswered approval stop it, and runs nobody can answer (an
 // `openclaw agent` CLI turn, `openclaw agent exec`) are blocked by ClawOS with its own reason.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Approver, startApprover } from "../../tools/harness/approver.ts";
@@ -11,33 +11,13 @@ import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../../tools/
 import { startScriptedModel, toolResultsIn, type ScriptedModel } from "../../tools/harness/scripted-model.ts";
 import { stagedClawos } from "../../tools/harness/stage.ts";
 import { applyClawosConfig } from "../../tools/scenarios/runner.ts";
+import { type AuditLine, auditLines } from "../../tools/harness/audit-lines.ts";
+import { waitFor } from "../../tools/harness/wait.ts";
 
 const FIXTURES = resolve(import.meta.dirname, "../../tools/harness/fixtures");
 // chat.send from a client holding operator.admin: the owner, on the webchat channel.
 const ADMIN = ["operator.admin", "operator.read", "operator.write"];
 const TIMEOUT_SECONDS = 10;
-
-type AuditLine = Record<string, unknown>;
-
-function auditLines(env: OpenClawEnv): AuditLine[] {
-  const file = join(env.stateDir, "clawos", "audit.jsonl");
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as AuditLine);
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe("approvals through a real gateway", () => {
   let model: ScriptedModel;

@@ -9,22 +9,12 @@ import { createOpenClawEnv, type OpenClawEnv } from "../../tools/harness/gateway
 import { parseJsonOutput } from "../../tools/harness/processes.ts";
 import { startScriptedModel, type ScriptedModel } from "../../tools/harness/scripted-model.ts";
 import { stagedClawos } from "../../tools/harness/stage.ts";
+import { README_EXEC_MANIFEST } from "../helpers/fixtures.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const FIXTURES = join(REPO, "tools/harness/fixtures");
 const SESSION = "agent:main:op-1";
 const CLI_TIMEOUT = 120_000;
-
-// The README's example of an operator manifest that trusts command output (weaker than the built-in).
-const EXEC_OUTPUT_OWNER = {
-  tool: "exec",
-  aliases: ["bash"],
-  capabilities: ["proc:exec"],
-  riskLevel: "critical",
-  minInputTrust: "owner",
-  outputTrust: "owner",
-  description: "On this machine, command output is the owner's own.",
-};
 
 type Json = Record<string, unknown>;
 type Finding = { checkId: string; severity: string; title: string; detail: string; remediation?: string };
@@ -58,7 +48,7 @@ describe("operator CLI and security audit on a tarball install", () => {
           // Packed from a staged copy: the published files plus the built JavaScript entry.
           dir: stagedClawos(),
           route: "tarball",
-          config: { capabilities: { mode: "audit", overrides: { exec: "enforce" } }, manifests: [EXEC_OUTPUT_OWNER] },
+          config: { capabilities: { mode: "audit", overrides: { exec: "enforce" } }, manifests: [README_EXEC_MANIFEST] },
         },
         { id: "taint-tools", dir: join(FIXTURES, "taint-tools"), route: "load-path" },
       ],

@@ -1,35 +1,17 @@
 // First proof on the real host: ClawOS loaded into an OpenClaw 2026.9.6 gateway gates exec by the
 // session's input trust, records would-blocks in audit mode, and /clawos reports what it observed.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../../tools/harness/gateway.ts";
 import { startScriptedModel, toolResultsIn, type ScriptedModel } from "../../tools/harness/scripted-model.ts";
 import { stagedClawos } from "../../tools/harness/stage.ts";
 import { applyClawosConfig } from "../../tools/scenarios/runner.ts";
+import { auditLines } from "../../tools/harness/audit-lines.ts";
+import { waitFor } from "../../tools/harness/wait.ts";
 
 const FIXTURES = resolve(import.meta.dirname, "../../tools/harness/fixtures");
 const ADMIN = ["operator.admin", "operator.read", "operator.write"];
-
-function auditLines(env: OpenClawEnv): Array<Record<string, unknown>> {
-  const file = join(env.stateDir, "clawos", "audit.jsonl");
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe("ClawOS on a real OpenClaw gateway (smoke)", () => {
   let model: ScriptedModel;

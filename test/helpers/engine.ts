@@ -9,7 +9,8 @@ import { Engine } from "../../src/engine.ts";
 import { SessionStore } from "../../src/taint/session-store.ts";
 import { buildRegistry } from "../../src/host/runtime.ts";
 import { hostEnvironment } from "../../src/host/host-env.ts";
-import { OWNER, pinBlocks } from "./fixtures.ts";
+import type { OperatorContext } from "../../src/cli/operator-cli.ts";
+import { nextId, OWNER, pinBlocks } from "./fixtures.ts";
 
 /** Builds a real engine (built-in manifests, real store and audit) for unit tests. */
 export function makeConfig(raw: unknown = {}): ClawosConfig {
@@ -93,5 +94,23 @@ export function call(toolName: string, extra: Partial<ToolCall> = {}): ToolCall 
     requester: OWNER,
     toolCallId: `call-${Math.random().toString(36).slice(2)}`,
     ...extra,
+  };
+}
+
+/** A session that fetched a page naming two outside addresses: its trust drops to untrusted. */
+export function taintWithPage(engine: Engine, sessionKey: string, text = "mail boss@evil.example or other@evil.example"): void {
+  const id = nextId();
+  engine.gate(call("web_fetch", { params: { url: "https://evil.example/p" }, toolCallId: id, sessionKey }));
+  engine.observeResult({ toolName: "web_fetch", toolCallId: id, sessionKey, isSubagent: false, content: { content: [{ type: "text", text }] } });
+}
+
+/** The operator CLI's view of a test engine's install: its audit file and session state under `clawos`. */
+export function operatorContext(te: TestEngine, clawos: Record<string, unknown>): OperatorContext {
+  const config = { ...clawos, audit: { file: te.auditFile }, state: { dir: join(te.dir, "sessions") } };
+  return {
+    openclawConfig: { plugins: { entries: { clawos: { enabled: true, config } } } },
+    stateDir: te.state,
+    env: { HOME: te.home },
+    now: () => te.clock.now,
   };
 }

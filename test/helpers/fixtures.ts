@@ -107,3 +107,14 @@ export function registered(config: Record<string, unknown> = ENFORCE, stateDir?:
     },
   };
 }
+
+/** The README's example of an operator manifest that trusts command output (weaker than the built-in). */
+export const README_EXEC_MANIFEST = {
+  tool: "exec",
+  aliases: ["bash"],
+  capabilities: ["proc:exec"],
+  riskLevel: "critical",
+  minInputTrust: "owner",
+  outputTrust: "owner",
+  description: "On this machine, command output is the owner's own.",
+};

@@ -20,7 +20,8 @@ import {
 import { isOperatorCliProcess } from "../../src/host/operator-surfaces.ts";
 import { resetRuntimeForTests } from "../../src/host/runtime.ts";
 import { devHostDir } from "../../tools/harness/dev-host.ts";
-import { call, makeEngine, STRANGER } from "../helpers/engine.ts";
+import { call, makeEngine, operatorContext, STRANGER } from "../helpers/engine.ts";
+import { README_EXEC_MANIFEST } from "../helpers/fixtures.ts";
 
 const MAIN = "agent:main:main";
 const OTHER = "agent:main:other";
@@ -37,15 +38,7 @@ function install(raw: Record<string, unknown> = { capabilities: { mode: "audit",
   engine.gate(call("message", { sessionKey: "agent:main:tg", requester: STRANGER, params: { action: "send", to: "someone", message: "hi" } }));
   engine.gate(call("mystery_tool", { sessionKey: OTHER, params: {} }));
   engine.flush();
-  const sessionsDir = join(te.dir, "sessions");
-  const clawos = { ...raw, audit: { file: te.auditFile }, state: { dir: sessionsDir } };
-  const ctx: OperatorContext = {
-    openclawConfig: { plugins: { entries: { clawos: { enabled: true, config: clawos } } } },
-    stateDir: te.state,
-    env: { HOME: te.home },
-    now: () => te.clock.now,
-  };
-  return { ...te, ctx, sessionsDir };
+  return { ...te, ctx: operatorContext(te, raw), sessionsDir: join(te.dir, "sessions") };
 }
 
 function auditDecisions(file: string) {
@@ -103,14 +96,7 @@ describe("openclaw clawos report", () => {
     engine.flush();
     const lines = readFileSync(te.auditFile, "utf8").split("\n").filter(Boolean);
     expect(lines.filter((l) => parseAuditLine(l) === undefined)).toEqual([]);
-    const clawos = { capabilities: { mode: "enforce" }, audit: { file: te.auditFile }, state: { dir: join(te.dir, "sessions") } };
-    const ctx: OperatorContext = {
-      openclawConfig: { plugins: { entries: { clawos: { enabled: true, config: clawos } } } },
-      stateDir: te.state,
-      env: { HOME: te.home },
-      now: () => te.clock.now,
-    };
-    const report = JSON.parse((await reportCommand(ctx, { json: true })).text);
+    const report = JSON.parse((await reportCommand(operatorContext(te, { capabilities: { mode: "enforce" } }), { json: true })).text);
     expect(report).toMatchObject({ asked: 1, grants: { created: 2, used: 1, refused: 0 } });
     expect(report.rows.find((r: { tool: string; rule: string }) => r.tool === "message" && r.rule === "argument.tainted")).toMatchObject({ asked: 1 });
   });
@@ -163,16 +149,7 @@ describe("openclaw clawos status, sessions, manifests, findings", () => {
   });
 
   it("manifests shows the manifests in force and an operator manifest weaker than the built-in", async () => {
-    const weaker = {
-      tool: "exec",
-      aliases: ["bash"],
-      capabilities: ["proc:exec"],
-      riskLevel: "critical",
-      minInputTrust: "owner",
-      outputTrust: "owner",
-      description: "On this machine, command output is the owner's own.",
-    };
-    const inst = install({ capabilities: { mode: "enforce" }, manifests: [weaker] });
+    const inst = install({ capabilities: { mode: "enforce" }, manifests: [README_EXEC_MANIFEST] });
     const text = (await manifestsCommand(inst.ctx, "exec")).text;
     expect(text).toContain('"outputTrust": "owner"');
     expect(text).toContain("Weaker than the built-in: exec (config manifests[0]): outputTrust untrusted (by command) → owner");

@@ -11,6 +11,7 @@ import { manifestChanges, manifestWeakenings } from "../../src/cli/manifest-weak
 import { securityFindings, formatFindings, type FindingFacts } from "../../src/cli/security-findings.ts";
 import { builtinManifestDir, loadManifestDir, validateManifest, type ManifestEntry } from "../../src/policy/manifests.ts";
 import { LEGACY_HOOK_PATCH_FILE } from "../../src/host/legacy-host.ts";
+import { README_EXEC_MANIFEST } from "../helpers/fixtures.ts";
 
 function config(raw: unknown): ClawosConfig {
   const r = resolveConfig(raw);
@@ -183,15 +184,7 @@ describe("operator manifests weaker than the built-in ones", () => {
   };
 
   it("the README's exec manifest: command output marked owner, arguments dropped", () => {
-    const readme = entry({
-      tool: "exec",
-      aliases: ["bash"],
-      capabilities: ["proc:exec"],
-      riskLevel: "critical",
-      minInputTrust: "owner",
-      outputTrust: "owner",
-      description: "On this machine, command output is the owner's own.",
-    });
+    const readme = entry(README_EXEC_MANIFEST);
     const [w] = manifestWeakenings(builtins, [readme]);
     expect(w).toMatchObject({ tool: "exec", raisesOutputTrust: true });
     expect(w.changes[0]).toBe(

@@ -7,6 +7,8 @@ import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../harness/g
 import type { CliResult } from "../harness/processes.ts";
 import { startScriptedModel, toolResultsIn, type ScriptedModel, type ScriptedReply, type ScriptStep } from "../harness/scripted-model.ts";
 import { REPO, stagedClawos } from "../harness/stage.ts";
+import { type AuditLine, auditLines } from "../harness/audit-lines.ts";
+import { poll } from "../harness/wait.ts";
 import { clawosHome } from "../../src/host/runtime.ts";
 import { sessionFileName } from "../../src/taint/session-store.ts";
 import { parseScenario, type CallSpec, type ChildSpec, type CommandStep, type Scenario, type TurnStep } from "./format.ts";
@@ -21,8 +23,6 @@ export interface ScenarioResult {
   failures: string[];
   durationMs: number;
 }
-
-type AuditLine = Record<string, unknown>;
 
 interface Group {
   key: string;
@@ -53,15 +53,6 @@ export function storedTrust(env: OpenClawEnv, sessionKey: string): string {
   const file = sessionFile(env, sessionKey);
   if (!existsSync(file)) return "owner";
   return (JSON.parse(readFileSync(file, "utf8")) as { trust: string }).trust;
-}
-
-function auditLines(env: OpenClawEnv): AuditLine[] {
-  const file = join(env.stateDir, "clawos", "audit.jsonl");
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as AuditLine);
 }
 
 function fill(value: unknown, env: OpenClawEnv): unknown {
@@ -142,15 +133,6 @@ export async function applyClawosConfig(env: OpenClawEnv, config: Record<string,
     await new Promise((r) => setTimeout(r, 2000));
   }
   throw new Error("the gateway did not apply the ClawOS config change");
-}
-
-async function poll<T>(probe: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined || Date.now() > until) return value;
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 class ScenarioRun {
