@@ -115,7 +115,15 @@ export class Engine {
       const mode = policy.modeFor(tool);
       const facts = mode === "off" ? undefined : policy.factsFor(tool, call.params, call.derivedPaths, call.agentId);
       const irreversible = mode === "off" ? [] : policy.irreversibleFor(tool, call.params, facts);
-      let decision = policy.decide(tool, mode, trustAtCall(session, mode === "enforce"), call.isSubagent, call.agentId, session.lowered, facts, irreversible);
+      // A build or test runs the files of its tree: one written at lower trust lowers the call.
+      let trust = trustAtCall(session, mode === "enforce");
+      let lowered = session.lowered;
+      const tree = mode === "off" ? undefined : this.taint.treeSource(facts, trust);
+      if (tree) {
+        trust = tree.level;
+        lowered = [...lowered, tree];
+      }
+      let decision = policy.decide(tool, mode, trust, call.isSubagent, call.agentId, lowered, facts, irreversible);
       // Below a trust floor and nothing else: where the call's recipients, URLs, paths and ids came from decides.
       const required = provenanceRequirement(decision);
       if (required && policy.provenanceDecisions(tool)) {
@@ -145,7 +153,7 @@ export class Engine {
       }
       this.taint.afterCall(call, tool, decision, facts);
       if (facts && decision.outcome === "allow") this.noteProtectedWrites(call, decision, facts.touches);
-      this.audit.recordDecision(decision, contextOf(call, session.lowered));
+      this.audit.recordDecision(decision, contextOf(call, lowered));
       return decision;
     } catch (error) {
       const decision = internalErrorDecision(String(call.toolName), tool ? policy.modeFor(tool) : policy.enforcement.mode, error);

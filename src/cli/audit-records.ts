@@ -1,6 +1,6 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
-import type { TaintKind, TaintSource } from "../taint/session-store.ts";
+import { TAINT_KINDS, type TaintKind, type TaintSource } from "../taint/session-store.ts";
 import { isTrustLevel, type TrustLevel } from "../taint/trust.ts";
 import { GRANT_SCOPES } from "../grants/grant.ts";
 import type { OfferFields } from "../report/approval-suggestions.ts";
@@ -103,7 +103,7 @@ function time(value: unknown): number | undefined {
   return Number.isFinite(at) ? at : undefined;
 }
 
-const KINDS: ReadonlySet<string> = new Set<TaintKind>(["requester", "message", "tool", "subagent", "state", "reset"]);
+const KINDS: ReadonlySet<string> = new Set<TaintKind>(TAINT_KINDS);
 
 function source(value: unknown): AuditSource | undefined {
   const s = value as Json | undefined;

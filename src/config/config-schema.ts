@@ -30,8 +30,8 @@ const CUSTOM_CAPABILITY_PATTERN = `^(?!(${BUILTIN_AREAS.join("|")}):)${CAPABILIT
 
 /** What a value that entered through no input counts as, per argument role (docs/provenance.md). */
 export const UNKNOWN_DEFAULTS: Readonly<Record<ArgumentRole, "tainted" | "allow" | "new-files">> = {
-  path: "tainted",
-  patch: "tainted",
+  path: "new-files",
+  patch: "new-files",
   command: "tainted",
   url: "tainted",
   host: "tainted",
@@ -247,6 +247,12 @@ export const ConfigSchema = Type.Object(
           title: "Untrusted inside trusted paths",
           description:
             "Globs inside trusted paths whose files came from elsewhere (installed dependencies): they count as untrusted unless ClawOS saw the owner write them.",
+        }),
+        autoloadedPaths: Type.Array(Type.String({ minLength: 1 }), {
+          default: [],
+          title: "Files programs load by themselves",
+          description:
+            "Globs, besides the built-in list (memory notes, agent instructions, CI, package and build files, tests), of files a program loads or runs without the agent reading them: a session below a tool's floor never creates one under a made-up path.",
         }),
         maxFileLabels: Type.Integer({
           default: 20000,

@@ -1,3 +1,4 @@
+import { autoloadedMatcher } from "./autoloaded-paths.ts";
 import type { CapabilityMode, ClawosConfig } from "../config/config-schema.ts";
 import { SenderSet } from "../taint/sender-set.ts";
 import type { TaintSource } from "../taint/session-store.ts";
@@ -65,6 +66,7 @@ export class CompiledPolicy implements RulePolicy {
   readonly provenance: ProvenanceSettings;
   private readonly trustedPaths: PathRules;
   private readonly untrustedPaths: PathRules;
+  private readonly autoloadedPaths: PathRules;
   /** The built-in capabilities plus the operator's own (`capabilities.custom`). */
   readonly capabilities: CapabilityTable;
   /** What a call enforce would block does when only the owner can answer it (`approval.ts`). */
@@ -104,11 +106,17 @@ export class CompiledPolicy implements RulePolicy {
       config.provenance.untrustedPaths.map((pattern) => ({ pattern, zone: "open" as const, label: "installed dependencies" })),
       host.locations,
     );
+    this.autoloadedPaths = new PathRules(
+      config.provenance.autoloadedPaths.map((pattern) => ({ pattern, zone: "open" as const, label: "a file the operator listed as loaded by programs" })),
+      host.locations,
+    );
+    const builtinAutoloaded = autoloadedMatcher(host.locations.caseInsensitive);
     this.provenance = {
       enabled: config.provenance.enabled && config.layers.tagging,
       scanBytes: config.provenance.scanBytes,
       unknown: config.provenance.unknown as ProvenanceSettings["unknown"],
       trusted: (path, agentId) => this.trustedPaths.match(path, agentId) !== undefined && this.untrustedPaths.match(path, agentId) === undefined,
+      autoloaded: (path, agentId) => this.autoloadedPaths.match(path, agentId)?.label ?? builtinAutoloaded(this.belowRoot(path, agentId)),
     };
     this.resolver = new ToolResolver((name) => manifests.canonicalName(name));
     this.capabilities = new CapabilityTable(config.capabilities.custom);
@@ -178,6 +186,16 @@ export class CompiledPolicy implements RulePolicy {
     if (!entry) return false;
     const flag = entry.manifest.provenance?.decisions;
     return flag ?? entry.arguments.some((a) => DECISION_ROLES.includes(a.spec.role));
+  }
+
+  /** A path below the agent's workspace, else below the home directory, else as it is (for the built-in autoloaded list). */
+  private belowRoot(path: string, agentId: string | undefined): string {
+    const locations = this.paths.locations;
+    for (const root of [locations.workspaceFor(agentId), locations.home]) {
+      const base = root.replace(/\/+$/, "");
+      if (base && path.startsWith(`${base}/`)) return path.slice(base.length + 1);
+    }
+    return path.replace(/^\/+/, "");
   }
 
   /**

@@ -308,6 +308,7 @@ export function withProvenance(decision: Decision, required: TrustLevel, verdict
     ...(v.source ? { from: v.source } : {}),
     ...(v.level ? { fromTrust: v.level } : {}),
     ...(v.callId ? { callId: v.callId } : {}),
+    ...(v.note ? { label: v.note } : {}),
   }));
   return { ...decision, rules: [...decision.rules, ...hits], arguments: verdicts };
 }

@@ -44,7 +44,7 @@ export function ruleText(hit: RuleHit, d: Pick<Decision, "tool" | "requestedTool
     case "argument.tainted":
       return `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which came only from ${hit.from ?? "an input"} (${hit.fromTrust}${hit.callId ? `, call ${hit.callId}` : ""}), and a ${hit.role} here needs input at ${hit.requires}`;
     case "argument.unknown":
-      return `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which no input ClawOS saw contains (the model chose it), and a ${hit.role} here needs input at ${hit.requires}`;
+      return `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which no input ClawOS saw contains (the model chose it)${hit.label ? `; ${hit.label}` : ""}, and a ${hit.role} here needs input at ${hit.requires}`;
     case "action.irreversible":
       return `it would ${hit.label} (the irreversible action ${hit.value}), which needs the owner's grant even in the owner's session`;
     case "grant.used":
@@ -79,6 +79,7 @@ function shown(value: string | undefined): string {
 /** "this session is at untrusted since the result of web_fetch (untrusted, call c1, <time>)". */
 export function causeText(inputTrust: string, cause: TaintSource | undefined): string {
   if (!cause) return `this session is at ${inputTrust}`;
+  if (cause.kind === "file") return `it runs the code of its working tree, and that holds ${cause.label} (${isoTime(cause.at)})`;
   const call = cause.callId ? `, call ${cause.callId}` : "";
   return `this session is at ${inputTrust} since ${cause.label} (${cause.level}${call}, ${isoTime(cause.at)})`;
 }
@@ -103,7 +104,9 @@ function remedies(hits: readonly RuleHit[], tool: string, d: Decision): string {
   for (const action of hits.filter((h) => h.rule === "action.irreversible")) {
     steps.push(`the owner grants it ahead of time with /clawos grant ${action.value} for 1h, or approves it when asked in a chat`);
   }
-  if (hits.some((h) => h.requires !== undefined && h.rule !== "tool.name-invalid" && h.rule !== "tool.meta-unresolved")) {
+  if (d.cause?.kind === "file" && d.trustLimited) {
+    steps.push("review the file named above; if it is what the owner wants run, approve the call when asked in a chat");
+  } else if (hits.some((h) => h.requires !== undefined && h.rule !== "tool.name-invalid" && h.rule !== "tool.meta-unresolved")) {
     steps.push("start a new session (/new) or, after reviewing what entered it, run /clawos trust reset as the owner");
   }
   if (hits.some((h) => h.rule === "capability.denied" || h.rule === "capability.denied-agent" || h.rule === "subagent.denied-capability")) {
@@ -140,6 +143,8 @@ interface ReasonParts {
 const partsByRules = new WeakMap<readonly RuleHit[], ReasonParts>();
 
 function partsOf(d: Decision): ReasonParts {
+  // The remedies for a call lowered by the files it runs differ from the session's; they are rare.
+  if (d.cause?.kind === "file") return { body: d.rules.map((h) => ruleText(h, d)).join("; "), tail: `. ${remedies(d.rules, d.tool, d)}` };
   let parts = partsByRules.get(d.rules);
   if (!parts) {
     parts = { body: d.rules.map((h) => ruleText(h, d)).join("; "), tail: `. ${remedies(d.rules, d.tool, d)}` };

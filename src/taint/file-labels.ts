@@ -90,6 +90,27 @@ export class FileLabels {
     return low;
   }
 
+  /**
+   * The least trusted file written under a directory that a build or test there could run: every
+   * label below `above` except documents, media and logs (notes a research session saved are not
+   * code). Undefined when there is none.
+   */
+  lowestCodeUnder(dir: string, above: TrustLevel): { path: string; label: FileLabel } | undefined {
+    const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+    let low: { path: string; label: FileLabel } | undefined;
+    for (const [path, label] of this.labels) {
+      if (trustRank(label.level) >= trustRank(above) || (path !== dir && !path.startsWith(prefix))) continue;
+      if (!label.tree && NOT_CODE.test(path)) continue;
+      if (!low || trustRank(label.level) < trustRank(low.label.level)) low = { path, label };
+    }
+    // A label on a directory above it (a clone, an extracted archive) covers it too.
+    const covering = this.effective(dir);
+    if (covering && trustRank(covering.level) < trustRank(above) && (!low || trustRank(covering.level) < trustRank(low.label.level))) {
+      low = { path: dir, label: covering };
+    }
+    return low;
+  }
+
   /** Labels below owner, newest first, for the report. */
   lowered(limit: number): { path: string; label: FileLabel }[] {
     const out: { path: string; label: FileLabel }[] = [];
@@ -193,3 +214,7 @@ function parentOf(path: string): string | undefined {
   if (cut <= 0) return path === "/" || cut < 0 ? undefined : "/";
   return path.slice(0, cut);
 }
+
+/** Files no build or test runs: documents, media and logs. */
+const NOT_CODE =
+  /\.(?:md|markdown|txt|rst|adoc|csv|tsv|log|pdf|png|jpe?g|gif|webp|bmp|ico|mp3|wav|ogg|opus|m4a|flac|mp4|mov|webm|docx?|xlsx?|pptx?|odt|ods|odp|rtf|epub)$/i;

@@ -21,6 +21,8 @@ export interface ProvenanceSettings {
   readonly unknown: Readonly<Record<ArgumentRole, UnknownPolicy>>;
   /** A path counts as owner input by its location (the trusted paths), unless a label says less. */
   readonly trusted: (path: string, agentId: string | undefined) => boolean;
+  /** What a path is when programs load it by themselves (`autoloaded-paths.ts`), else undefined. */
+  readonly autoloaded: (path: string, agentId: string | undefined) => string | undefined;
 }
 
 export type Verdict = "endorsed" | "tainted" | "unknown";
@@ -40,7 +42,7 @@ export interface ArgumentVerdict {
   /** The input that brought it in (for a tainted value: the most trusted input it was seen in). */
   readonly source?: string;
   readonly callId?: string;
-  /** Why an unknown value was allowed (a new file). */
+  /** Why an unknown value was allowed (a new file), or why a path was not taken as one. */
   readonly note?: string;
 }
 
@@ -58,6 +60,8 @@ export interface ArgumentValue {
 }
 
 const VALUE_SHOWN = 120;
+/** Inputs that come from a person (or a parent session) rather than from a tool's output. */
+const PERSON_KINDS: ReadonlySet<string> = new Set(["requester", "message", "subagent"]);
 const MAX_STRINGS = 20_000;
 
 export class Provenance {
@@ -96,7 +100,7 @@ export class Provenance {
   }
 
   /** The verdict of one argument value at the trust the call needs. */
-  verdict(state: SessionTrust | undefined, arg: ArgumentValue, required: TrustLevel): ArgumentVerdict {
+  verdict(state: SessionTrust | undefined, arg: ArgumentValue, required: TrustLevel, agentId?: string): ArgumentVerdict {
     const shown = shorten(redactString(arg.raw));
     const hit = state?.values ? this.lookup(state, arg) : undefined;
     const base = { argument: arg.argument, role: arg.role, value: shown };
@@ -115,10 +119,47 @@ export class Provenance {
     }
     const policy = this.settings.unknown[arg.role] ?? "tainted";
     if (policy === "allow") return { ...base, verdict: "unknown", allowed: true };
-    if (policy === "new-files" && arg.resolved && arg.resolved.length > 0 && !arg.resolved.some((p) => existsSync(p))) {
-      return { ...base, verdict: "unknown", allowed: true, note: "a new file" };
+    if (policy === "new-files" && arg.resolved && arg.resolved.length > 0) {
+      const file = this.writableFile(arg.resolved, state, required, agentId);
+      return { ...base, verdict: "unknown", allowed: file.ok, note: file.note };
     }
     return { ...base, verdict: "unknown", allowed: false };
+  }
+
+  /**
+   * Whether a session may write a path it made up (`new-files`): a file that does not exist yet, or
+   * one ClawOS saw written at no more than the session's trust (nothing more trusted is lost), and
+   * never a file programs load by themselves. What is written carries the session's trust.
+   */
+  private writableFile(
+    forms: readonly string[],
+    state: SessionTrust | undefined,
+    required: TrustLevel,
+    agentId: string | undefined,
+  ): { ok: boolean; note: string } {
+    // Only the model's own choice for the owner: where a person below the floor drives the session
+    // (a stranger's message, a sub-agent's task), a path nobody named is that person's choice.
+    // A session that started below the floor (a sub-agent, an unidentified requester) names no tool
+    // output as the reason for its trust, and counts as driven too.
+    const driver = state?.lowered.find((s) => PERSON_KINDS.has(s.kind) && trustRank(s.level) < trustRank(required));
+    const byOutput = state?.lowered.some((s) => s.kind === "tool" && s.level === state.trust) === true;
+    if (!state || driver || !byOutput) {
+      const who = driver?.label ?? (state ? `it started at ${state.trust}` : "no session state");
+      return { ok: false, note: `a person below ${required} drives this session (${who}), so a made-up path is theirs` };
+    }
+    const trust = state.trust;
+    for (const path of forms) {
+      const loaded = this.settings.autoloaded(path, agentId);
+      if (loaded) return { ok: false, note: `programs load it by themselves (${loaded}), so a made-up path here is not taken as a new file` };
+    }
+    const existing = forms.filter((p) => existsSync(p));
+    if (existing.length === 0) return { ok: true, note: "a new file" };
+    const low = existing.every((p) => {
+      const label = this.labels.effective(p);
+      return label !== undefined && trustRank(label.level) <= trustRank(trust);
+    });
+    if (low) return { ok: true, note: `a file ClawOS saw written at ${trust} or less` };
+    return { ok: false, note: "the file exists and holds input more trusted than this session" };
   }
 
   /** The trust of a file as input: its label, else owner in a trusted path, else `fallback`. */

@@ -15,7 +15,9 @@ import { ValueIndex } from "./value-index.ts";
  * State that exists but cannot be read makes the session `untrusted` (fail closed).
  */
 
-export type TaintKind = "requester" | "message" | "tool" | "subagent" | "state" | "reset";
+/** What lowered a call's trust; `file` is a file a build or test runs (never stored with a session). */
+export const TAINT_KINDS = ["requester", "message", "tool", "subagent", "state", "reset", "file"] as const;
+export type TaintKind = (typeof TAINT_KINDS)[number];
 
 export interface TaintSource {
   readonly level: TrustLevel;
@@ -707,7 +709,7 @@ class SessionState implements SessionTrust {
 const RECORD = "\u001e";
 const FIELD = "\u001f";
 const LEVELS: readonly TrustLevel[] = TRUST_LEVELS;
-const KINDS: readonly TaintKind[] = ["requester", "message", "tool", "subagent", "state", "reset"];
+const KINDS: readonly TaintKind[] = TAINT_KINDS;
 
 /** A flat copy: a concatenation or slice would keep the strings it was made from alive. */
 function flat(text: string): string {

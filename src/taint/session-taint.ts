@@ -166,9 +166,23 @@ export class SessionTaint {
   }
 
   /** Where each of a call's security-relevant arguments came from, at the trust the call needs. */
-  verdicts(call: Pick<ToolCall, "sessionKey">, values: readonly ArgumentValue[], required: TrustLevel): ArgumentVerdict[] {
+  verdicts(call: Pick<ToolCall, "sessionKey" | "agentId">, values: readonly ArgumentValue[], required: TrustLevel): ArgumentVerdict[] {
     const state = call.sessionKey ? this.store.peek(call.sessionKey) : undefined;
-    return values.map((value) => this.provenance.verdict(state, value, required));
+    return values.map((value) => this.provenance.verdict(state, value, required, call.agentId));
+  }
+
+  /**
+   * What a build or test runs: the least trusted file ClawOS saw written under its working
+   * directory, when that is below `trust`. The call runs that file's code, so it has that file's
+   * trust (a planted test file does not run in the owner's next session unasked).
+   */
+  treeSource(facts: CallFacts | undefined, trust: TrustLevel): TaintSource | undefined {
+    const command = facts?.command;
+    if (!this.policy.tagging || trust === "untrusted" || !command?.view.runsTree || !command.cwd) return undefined;
+    const low = this.provenance.labels.lowestCodeUnder(command.cwd, trust);
+    if (!low) return undefined;
+    const by = low.label.by ? `session ${low.label.by}` : "a session";
+    return { level: low.label.level, kind: "file", label: `${low.path}, which ${by} wrote at ${low.label.level}`, at: low.label.at };
   }
 
   // ---- around a call ----------------------------------------------------------------------

@@ -63,7 +63,7 @@ describe("operator CLI and security audit on a tarball install", () => {
       replies: [
         { toolCalls: [{ name: "tool_call", arguments: { id: "fetch_page", args: { url: "https://news.example/op" } } }] },
         { toolCalls: [{ name: "exec", arguments: { command: `touch ${blocked}` } }] },
-        { toolCalls: [{ name: "write", arguments: { path: "op-notes.txt", content: "summary" } }] },
+        { toolCalls: [{ name: "write", arguments: { path: "package.json", content: "{}" } }] },
         { text: "done" },
       ],
     });

@@ -53,6 +53,12 @@ export interface CommandView {
    */
   readonly local: boolean;
   /**
+   * Runs code that lives in its working tree: a build or test program (`npm test`, `make`,
+   * `pytest`) or a program file of the tree (`./gradlew`). What it runs is as trusted as the files
+   * written there.
+   */
+  readonly runsTree: boolean;
+  /**
    * Secrets the command prints whatever its paths: the process environment (`env`, `printenv`,
    * `export -p`) or a variable that may hold a key or token (`echo $OPENAI_API_KEY`).
    */
@@ -99,6 +105,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       network: true,
       external: true,
       local: false,
+      runsTree: true,
       secrets: [],
       irreversible: [],
       irreversibleActions: [],
@@ -225,6 +232,7 @@ class Walker {
   private network = false;
   /** Cleared by a program whose output may come from elsewhere (see CommandView.local). */
   private local = true;
+  private runsTree = false;
   // Short lists: arrays with a membership test are cheaper than sets at these sizes.
   private readonly reads: string[] = [];
   private readonly writes: string[] = [];
@@ -262,6 +270,7 @@ class Walker {
       network: this.network,
       external: this.external,
       local: this.local && !this.network && this.fetches.length === 0,
+      runsTree: this.runsTree,
       secrets: this.secrets,
       irreversible: this.irreversible,
       irreversibleActions: this.irreversibleActions,
@@ -463,6 +472,7 @@ class Walker {
       else {
         if (!ctx.remote) add(this.programs, name);
         if (!TREE_PROGRAM.test(name)) this.local = false;
+        else this.runsTree = true;
         this.match(texts(words), true);
         this.notReadOnly(`${name} is a program file, not a program ClawOS knows`);
         return;
@@ -714,6 +724,7 @@ class Walker {
     const isRead = b.kind === "read";
     if (!isRead) this.notReadOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
     if (NOT_LOCAL.has(b.kind)) this.local = false;
+    if (b.kind === "build") this.runsTree = true;
     if (b.network) this.network = true;
     if (b.external) this.external = true;
     let changed = false;
@@ -867,6 +878,7 @@ class Walker {
     if (spec.why) this.notReadOnly(`${name} ${spec.why}`);
     else if (spec.kind !== "wrapper") this.notReadOnly(`${name} ${KIND_WHY[spec.kind]}`);
     if (NOT_LOCAL.has(spec.kind)) this.local = false;
+    if (spec.kind === "build") this.runsTree = true;
     if (lookup) {
       this.match(argv, true);
       return;
