@@ -148,6 +148,11 @@ export class Provenance {
       return { ok: false, note: `a person below ${required} drives this session (${who}), so a made-up path is theirs` };
     }
     const trust = state.trust;
+    // Only in the owner's trusted paths (the workspace by default): elsewhere a new file can be a
+    // program on the PATH or a dotfile something sources (~/bin/git, ~/.gitconfig, ~/.bash_aliases).
+    if (!forms.every((path) => this.settings.trusted(path, agentId))) {
+      return { ok: false, note: "it is outside the trusted paths (provenance.trustedPaths), where a new file can be one something runs" };
+    }
     for (const path of forms) {
       const loaded = this.settings.autoloaded(path, agentId);
       if (loaded) return { ok: false, note: `programs load it by themselves (${loaded}), so a made-up path here is not taken as a new file` };
