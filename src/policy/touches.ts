@@ -1,5 +1,5 @@
 import type { TrustLevel } from "../taint/trust.ts";
-import type { CommandView } from "./commands/classify.ts";
+import { ENVIRONMENT, type CommandView } from "./commands/classify.ts";
 import { modeHolds, oneOf, patchPaths, valuesAt, type CompiledArgument, type CompiledMode } from "./arguments.ts";
 import type { RiskLevel } from "./manifest-schema.ts";
 import type { PathRules, PathZone } from "./path-rules.ts";
@@ -164,7 +164,11 @@ export function callFacts(
         kind: "secret-read",
         argument: command.argument,
         value: secret,
-        label: secret.startsWith("$") ? "an environment variable (it may hold a key or token)" : "the environment (it holds keys and tokens)",
+        label: secret.startsWith("$")
+          ? "an environment variable (it may hold a key or token)"
+          : secret === ENVIRONMENT
+            ? "the environment (it holds keys and tokens)"
+            : "stored secrets (keys, tokens, passwords)",
       });
     }
     for (const p of view.reads) if (!visit(under(p), command.argument, "read")) break;

@@ -366,6 +366,63 @@ describe("classifyCommand: reading the journal and the service manager", () => {
   });
 });
 
+describe("classifyCommand: reading the cluster, the container daemon and GitHub the owner configured", () => {
+  it("kubectl get/describe/logs, docker ps/logs and gh pr/run/issue views are read-only, and their output counts as others' text", () => {
+    for (const command of [
+      "kubectl get pods -n payments -o wide | head -8",
+      "kubectl describe pod refund-worker-7b48 -n payments | sed -n '/Events/,$p'",
+      "kubectl logs refund-worker-7b48 -n payments --previous --tail 8",
+      "kubectl -n search rollout status deploy/search-indexer --timeout=180s",
+      "kubectl get deploy x -o jsonpath='{.spec.replicas}'",
+      "docker ps -a --filter status=restarting --format 'table {{.Names}}'",
+      "docker logs --tail 6 registry-cache 2>&1",
+      "docker compose logs api",
+      "gh run view 9127734410 --log-failed | tail -30",
+      "gh pr list --author app/dependabot --state open",
+      "gh pr checks 482",
+      "gh issue view 229 --repo acme/portal --comments",
+    ]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(true);
+      expect(facts.external, command).toBe(true);
+      expect(facts.local, command).toBe(false);
+      expect(facts.secrets, command).toEqual([]);
+    }
+  });
+
+  it("another server, other credentials, a manifest to fetch, a browser, or a change is not a read", () => {
+    for (const [command, why] of [
+      ["kubectl --server https://k8s.example get pods", /kubectl get --server reaches beyond the cluster/],
+      ["kubectl get pods -s https://k8s.example", /-s reaches beyond/],
+      ["kubectl get --kubeconfig /tmp/other pods", /--kubeconfig/],
+      ["kubectl get -f https://example.com/x.yaml", /kubectl get -f/],
+      ["kubectl delete pod x", /kubectl delete reaches the network/],
+      ["kubectl exec x -- sh", /reaches the network/],
+      ["docker -H tcp://10.0.0.9:2375 ps", /talks to another container daemon/],
+      ["docker inspect registry-cache", /runs or changes containers/],
+      ["docker restart x", /runs or changes containers/],
+      ["gh pr view 1 --web", /opens a browser/],
+      ["gh pr merge 77 --squash", /reaches the network/],
+      ["gh api repos/acme/x", /reaches the network/],
+    ] as const) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(false);
+      expect(facts.why.join("; "), command).toMatch(why);
+    }
+  });
+
+  it("reading the cluster's secrets is reading secrets, however the resource is spelled", () => {
+    for (const command of [
+      "kubectl get secret -n observability -o yaml",
+      "kubectl get pods,Secrets",
+      "kubectl describe secrets/db-credentials",
+      "kubectl get --raw /api/v1/namespaces/x/secrets",
+    ]) {
+      expect(classify(command).secrets.length, command).toBe(1);
+    }
+    expect(classify("kubectl get pods -l app=secret-rotator").secrets).toEqual([]);
+  });
+});
 describe("irreversible actions", () => {
   it("names pushes, force pushes, publishes and deleting / or ~", () => {
     expect(classify("git push origin main").irreversible).toEqual(["push to a remote"]);

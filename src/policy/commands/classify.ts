@@ -158,7 +158,7 @@ const ASSIGNMENT_NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
 const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const MAX_CWDS = 8;
 /** What `env`, `printenv` and a shell's variable listings print. */
-const ENVIRONMENT = "the process environment";
+export const ENVIRONMENT = "the process environment";
 /** Names that hold no secret: where things are, who runs, how the terminal looks, the shell's own counters. */
 const PLAIN_VARIABLES = new Set([
   "HOME",
@@ -726,7 +726,11 @@ class Walker {
     if (NOT_LOCAL.has(b.kind)) this.local = false;
     if (b.kind === "build") this.runsTree = true;
     if (b.network) this.network = true;
-    if (b.external) this.external = true;
+    if (b.external) {
+      // Its output comes from state kept elsewhere, not from the files where it runs.
+      this.external = true;
+      this.local = false;
+    }
     let changed = false;
     let dir: string | undefined;
     let fetchTo: string | undefined;
@@ -753,7 +757,11 @@ class Walker {
       if (bits & F_LIST) listing = true;
       if (bits & F_PATTERN) patternGiven = true;
       if (bits & F_RECURSIVE) recursive = true;
+      if (b.secretOperands && value !== undefined && namesSecret(b.secretOperands, value)) add(this.secrets, `${label} ${flag} ${value}`);
     });
+    if (b.secretOperands) {
+      for (const w of operands) if (namesSecret(b.secretOperands, w.text)) add(this.secrets, `${label} ${w.raw}`);
+    }
     const where = dir !== undefined ? joinPath(base, dir) : base;
     const kind = b.operands ?? (isRead ? "paths" : b.kind === "write" || b.kind === "destructive" ? "writes" : "strings");
     let readSome = false;
@@ -2238,6 +2246,12 @@ function flagTable(b: Behaviour): ReadonlyMap<string, number> {
 }
 
 const NUMBER_FLAG = /^-\d+$/;
+
+/** A word naming one of a read's secret kinds, alone or between commas and slashes (secret,pod; secrets/db). */
+function namesSecret(kinds: readonly string[], word: string): boolean {
+  for (const part of word.toLowerCase().split(/[,/]/)) if (kinds.includes(part)) return true;
+  return false;
+}
 
 /**
  * Splits a program's arguments into flags (reported through `onFlag` with what they mean, and the

@@ -182,6 +182,13 @@ const behaviourFields = {
         "a path the program writes, relative to the working directory (. for the repository); for read programs, written only when a flag or operand makes them write",
     }),
   ),
+  secretOperands: Type.Optional(
+    Type.Array(Type.String({ pattern: "^[A-Za-z0-9_.-]+$" }), {
+      minItems: 1,
+      description:
+        "operands (or flag values) that make a read print secrets, compared without case, alone or as a part between commas or slashes (kubectl get secret, secrets/db, --raw /api/v1/secrets)",
+    }),
+  ),
   inert: Type.Optional(Type.Boolean({ description: "arguments only known at run time cannot change what the program does (echo)" })),
   external: Type.Optional(
     Type.Boolean({
