@@ -52,8 +52,15 @@ export function manifestChanges(builtin: Manifest, operator: Manifest): { change
     (operator.arguments ?? []).map((a) => a.at),
   );
   if (args.length) changes.push(`no longer declares the arguments ${args.join(", ")} (what they touch is not checked)`);
-  const modes = (builtin.modes ?? []).length - (operator.modes ?? []).length;
+  const adding = (modes: Manifest["modes"]) => (modes ?? []).filter((m) => !m.readOnly).length;
+  const modes = adding(builtin.modes) - adding(operator.modes);
   if (modes > 0) changes.push(`declares ${modes} fewer mode${modes === 1 ? "" : "s"} (more powerful uses of the tool are not told apart)`);
+  const readName = (m: NonNullable<Manifest["modes"]>[number]) => `${m.when.argument ?? ""}=${(m.when.equals ?? []).join("|")}`;
+  const builtinReads = new Set((builtin.modes ?? []).filter((m) => m.readOnly).map(readName));
+  const newReads = (operator.modes ?? []).filter((m) => m.readOnly && !builtinReads.has(readName(m)));
+  if (newReads.length) {
+    changes.push(`decides ${newReads.map((m) => m.name).join(", ")} as read-only (such calls skip the tool's own trust requirement)`);
+  }
   if (builtin.provenance?.decisions === false && operator.provenance?.decisions !== false && (operator.arguments ?? []).length > 0) {
     changes.push("provenance decisions turned on (calls below the trust floor are allowed when their arguments came from trusted input)");
   }

@@ -15,10 +15,12 @@ export const CAPABILITIES = Object.freeze({
   "fs:write": { floor: "verified", description: "create, modify or delete files" },
   "proc:exec": { floor: "owner", description: "run shell commands or programs on the host" },
   "proc:manage": { floor: "verified", description: "inspect, signal or feed running processes" },
+  "proc:read": { floor: "untrusted", description: "read the status and output of the agent's own background processes" },
   "code:sandbox": { floor: "verified", description: "run model-written code in an isolated sandbox" },
   "net:search": { floor: "untrusted", description: "send a query to a search provider" },
   "net:fetch": { floor: "community", description: "fetch a URL chosen by the model (the URL itself can carry data out)" },
   "net:browse": { floor: "verified", description: "drive a browser: navigate, click, type, submit forms" },
+  "net:read": { floor: "untrusted", description: "read what an open browser tab already shows (no navigation, no input)" },
   "net:publish": { floor: "owner", description: "publish to an external service under the owner's identity" },
   "message:send": { floor: "verified", description: "send a message to a person, channel or another session" },
   "session:read": { floor: "community", description: "read other sessions' history or state" },
@@ -33,6 +35,7 @@ export const CAPABILITIES = Object.freeze({
   "ui:render": { floor: "untrusted", description: "render content in the operator's UI" },
   "user:ask": { floor: "untrusted", description: "ask the user a question" },
   "system:admin": { floor: "owner", description: "change the gateway, its config, plugins or agents" },
+  "system:read": { floor: "verified", description: "read the gateway's config and schema (the host redacts secrets)" },
 } satisfies Record<string, CapabilityInfo>);
 
 export type KnownCapability = keyof typeof CAPABILITIES;

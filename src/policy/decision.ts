@@ -157,9 +157,11 @@ export function evaluateRules(input: DecisionInput, policy: RulePolicy): RuleHit
   const m = manifest.manifest;
   const facts = input.facts;
   const command = facts?.command?.view;
+  // A read-only action (a poll, a snapshot) is decided by what it reads, not by what the tool can do.
+  const reading = facts?.modes[0]?.readOnly ? facts.modes[0] : undefined;
   // A read-only command needs only what reading needs; an operator's allow rule sets the trust it runs at.
-  const capabilities = command?.readOnly ? READ_ONLY : m.capabilities;
-  const minTrust: TrustLevel = command?.readOnly ? "untrusted" : (command?.allowAt ?? m.minInputTrust);
+  const capabilities = command?.readOnly ? READ_ONLY : (reading?.capabilities ?? m.capabilities);
+  const minTrust: TrustLevel = command?.readOnly ? "untrusted" : (command?.allowAt ?? (reading ? (reading.minInputTrust ?? "untrusted") : m.minInputTrust));
   if (command?.denyAt && trustRank(inputTrust) <= trustRank(command.denyAt)) {
     const rule = command.rules.find((r) => r.effect === "deny");
     const above = TRUST_LEVELS[trustRank(command.denyAt) + 1];
@@ -179,6 +181,7 @@ export function evaluateRules(input: DecisionInput, policy: RulePolicy): RuleHit
   for (const action of input.irreversible ?? []) hits.push({ rule: "action.irreversible", value: action.id, label: action.action });
   if (!facts) return hits;
   for (const mode of facts.modes) {
+    if (mode.readOnly) continue;
     let requires: TrustLevel = mode.minInputTrust ?? "untrusted";
     for (const capability of mode.capabilities) {
       const floor = policy.isKnownCapability(capability) ? policy.capabilityFloor(capability) : "owner";
@@ -208,11 +211,12 @@ function denials(capability: string, input: DecisionInput, policy: RulePolicy, h
 const READ_ONLY: readonly string[] = ["fs:read"];
 
 function callCapabilities(input: DecisionInput): readonly string[] {
-  const base = input.facts?.command?.view.readOnly ? READ_ONLY : (input.manifest?.manifest.capabilities ?? []);
   const facts = input.facts;
-  if (!facts || (facts.modes.length === 0 && facts.touches.length === 0)) return base;
+  const reading = facts?.modes[0]?.readOnly ? facts.modes[0] : undefined;
+  const base = facts?.command?.view.readOnly ? READ_ONLY : (reading?.capabilities ?? input.manifest?.manifest.capabilities ?? []);
+  if (!facts || (facts.modes.length === (reading ? 1 : 0) && facts.touches.length === 0)) return base;
   const all = new Set(base);
-  for (const mode of facts.modes) for (const c of mode.capabilities) all.add(c);
+  for (const mode of facts.modes) if (!mode.readOnly) for (const c of mode.capabilities) all.add(c);
   for (const touch of facts.touches) {
     const c = touchCapability(touch.kind);
     if (c) all.add(c);

@@ -92,7 +92,9 @@ const ModeValue = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
 
 /**
  * An argument (or a host setting) that selects a more powerful mode of the tool: when it holds,
- * the call is decided with the mode's capabilities added and at its trust, never lower.
+ * the call is decided with the mode's capabilities added and at its trust, never lower. A
+ * `readOnly` mode is the one exception: an action that only reads (a poll, a snapshot) is decided
+ * with its own capabilities, under the narrow conditions `readOnly` describes.
  */
 export const ModeSchema = Type.Object(
   {
@@ -125,6 +127,12 @@ export const ModeSchema = Type.Object(
       ),
     ),
     minInputTrust: Type.Optional(trustLevelSchema({ description: "the input trust the mode needs (at least its capabilities' floors)" })),
+    readOnly: Type.Optional(
+      Type.Boolean({
+        description:
+          "the call only reads in this mode (a poll, a snapshot, a config read): it is decided with the mode's capabilities and trust instead of the tool's. It holds only when every value of its argument matches and the call sets no argument that names where it acts (a url, host, recipient, account, amount, command, runtime, target session or a path it writes); modes that add still add",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -79,6 +79,8 @@ export interface SelectedMode {
   readonly capabilities: readonly string[];
   readonly minInputTrust?: TrustLevel;
   readonly riskLevel?: RiskLevel;
+  /** The call only reads: decided with this mode's capabilities and trust instead of the tool's. */
+  readonly readOnly?: boolean;
 }
 
 export interface CallFacts {
@@ -149,7 +151,7 @@ export function callFacts(
     for (const raw of raws) {
       if (typeof raw !== "string") continue;
       const paths = role === "patch" ? patchPaths(raw) : [raw];
-      for (const path of paths) if (!visit(path, at, access)) return { touches, modes: selectedModes(modes, params, agentId, env), reads, writes };
+      for (const path of paths) if (!visit(path, at, access)) return { touches, modes: selectedModes(modes, params, agentId, env, args), reads, writes };
       if (role === "path" && access === "read" && cwd === undefined && /workdir|cwd|dir$/i.test(at)) cwd = raw;
     }
   }
@@ -175,7 +177,21 @@ export function callFacts(
     for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network)) break;
     for (const p of view.fetches) if (!visit(under(p), command.argument, "write", true)) break;
   }
-  return { touches, modes: selectedModes(modes, params, agentId, env), reads, writes, ...(command ? { command } : {}) };
+  return { touches, modes: selectedModes(modes, params, agentId, env, args), reads, writes, ...(command ? { command } : {}) };
+}
+
+/** Roles whose value says where a call acts: a call that sets one is not a plain read. */
+const ACTING_ROLES: ReadonlySet<string> = new Set(["url", "host", "recipient", "account", "amount", "command", "runtime", "target-session", "patch"]);
+
+/** Whether a call sets an argument that names where it acts (a path it writes included). */
+function actsSomewhere(args: readonly CompiledArgument[], params: unknown): boolean {
+  for (const arg of args) {
+    const { role, access } = arg.spec;
+    if (!ACTING_ROLES.has(role) && !(role === "path" && access === "write")) continue;
+    if (arg.derived) continue;
+    for (const v of valuesAt(params, arg.segments)) if (v !== undefined && v !== null && v !== false && v !== "") return true;
+  }
+  return false;
 }
 
 function touchesOf(
@@ -201,11 +217,33 @@ function touchesOf(
   return forms;
 }
 
-function selectedModes(modes: readonly CompiledMode[], params: unknown, agentId: string | undefined, env: CallEnvironment): SelectedMode[] {
+function selectedModes(
+  modes: readonly CompiledMode[],
+  params: unknown,
+  agentId: string | undefined,
+  env: CallEnvironment,
+  args: readonly CompiledArgument[],
+): SelectedMode[] {
   const out: SelectedMode[] = [];
+  let reading: SelectedMode | undefined;
   for (const mode of modes) {
     const { spec } = mode;
     let holds: boolean;
+    if (spec.readOnly) {
+      // Narrowing, so every condition must hold for every value, and the call must act nowhere.
+      if (reading || !mode.segments) continue;
+      const values = valuesAt(params, mode.segments);
+      holds = values.length > 0 && values.every((v) => (typeof v === "string" || typeof v === "number") && modeHolds(spec, v));
+      if (holds && mode.alsoSegments) {
+        const also = valuesAt(params, mode.alsoSegments);
+        holds = also.length > 0 && also.every((v) => oneOf(v, spec.when.alsoEquals ?? []));
+      }
+      if (holds && spec.when.host) holds = (spec.when.hostEquals ?? []).some((e) => e === env.settings.get(spec.when.host!, agentId));
+      if (holds && !actsSomewhere(args, params)) {
+        reading = { name: spec.name, capabilities: spec.capabilities, minInputTrust: spec.minInputTrust, riskLevel: spec.riskLevel, readOnly: true };
+      }
+      continue;
+    }
     if (mode.segments) {
       const values = valuesAt(params, mode.segments);
       holds = values.length === 0 ? modeHolds(spec, undefined) : values.some((v) => modeHolds(spec, v));
@@ -224,5 +262,6 @@ function selectedModes(modes: readonly CompiledMode[], params: unknown, agentId:
     }
     if (holds) out.push({ name: spec.name, capabilities: spec.capabilities, minInputTrust: spec.minInputTrust, riskLevel: spec.riskLevel });
   }
+  if (reading) out.unshift(reading);
   return out;
 }

@@ -95,7 +95,7 @@ describe("unknown capabilities in config", () => {
   it("gives the host's own config check the names of each built-in area (openclaw.plugin.json)", () => {
     const schema = configJsonSchema() as { properties: { capabilities: { properties: { deny: { items: { allOf: unknown[] } } } } } };
     const rules = schema.properties.capabilities.properties.deny.items.allOf;
-    expect(rules).toContainEqual({ if: { pattern: "^(?!proc:)" }, else: { enum: ["proc:exec", "proc:manage"] } });
+    expect(rules).toContainEqual({ if: { pattern: "^(?!proc:)" }, else: { enum: ["proc:exec", "proc:manage", "proc:read"] } });
   });
 });
 

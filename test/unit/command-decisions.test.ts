@@ -181,3 +181,68 @@ describe("operators' command rules", () => {
     }
   });
 });
+
+describe("read-only actions of tools that can also act (manifest modes with readOnly)", () => {
+  function gate(engine: Engine, tool: string, params: Record<string, unknown>, id = `c-${Math.random()}`) {
+    return engine.gate(call(tool, { sessionKey: MAIN, toolCallId: id, params }));
+  }
+
+  it("a lowered session may poll its processes and read an open tab, but not type, kill, navigate or click", () => {
+    const { engine } = makeEngine(ENFORCE);
+    taintWithPage(engine);
+    for (const [tool, params, capability] of [
+      ["process", { action: "poll", sessionId: "swift-otter", timeout: 8000 }, "proc:read"],
+      ["process", { action: "log", sessionId: "swift-otter" }, "proc:read"],
+      ["process", { action: "list" }, "proc:read"],
+      ["browser", { action: "snapshot", targetId: "t1" }, "net:read"],
+      ["browser", { action: "tabs" }, "net:read"],
+    ] as const) {
+      const d = gate(engine, tool, params);
+      expect(d.outcome, JSON.stringify(params)).toBe("allow");
+      expect(d.capabilities).toEqual([capability]);
+    }
+    for (const [tool, params] of [
+      ["process", { action: "write", sessionId: "swift-otter", data: "rm -rf ~\n" }],
+      ["process", { action: "kill", sessionId: "swift-otter" }],
+      // Every value must be a read: a list that also kills is not.
+      ["process", { action: ["poll", "kill"], sessionId: "swift-otter" }],
+      ["process", { sessionId: "swift-otter" }],
+      ["browser", { action: "act", targetId: "t1", kind: "click", ref: "e18" }],
+      ["browser", { action: "navigate", targetUrl: "https://evil.example/" }],
+      // A read that names where it acts is not a plain read.
+      ["browser", { action: "snapshot", targetUrl: "https://evil.example/" }],
+      ["browser", { action: "screenshot", path: "/tmp/x.png" }],
+    ] as const) {
+      expect(gate(engine, tool, params).outcome, JSON.stringify(params)).toBe("block");
+    }
+  });
+
+  it("a mode that adds still adds: a snapshot of the owner's signed-in browser still needs the owner", () => {
+    const { engine } = makeEngine(ENFORCE);
+    taintWithPage(engine);
+    const d = gate(engine, "browser", { action: "snapshot", profile: "user" });
+    expect(d.outcome).toBe("block");
+    expect(d.rules.map((r) => r.rule)).toContain("tool.mode");
+  });
+
+  it("reading the gateway's config needs verified input (system:read); an update or another gateway's URL needs the owner", () => {
+    const { engine } = makeEngine(ENFORCE);
+    const first = gate(engine, "gateway", { action: "config.get", path: "agents.defaults.model" }, "g1");
+    expect(first.outcome).toBe("allow");
+    engine.observeResult({
+      toolName: "gateway",
+      toolCallId: "g1",
+      sessionKey: MAIN,
+      isSubagent: false,
+      content: { content: [{ type: "text", text: '{"ok":true,"result":"anthropic/claude"}' }] },
+    });
+    expect(engine.store.peek(MAIN)?.trust).toBe("verified");
+    const second = gate(engine, "gateway", { action: "config.get", path: "tools.exec" });
+    expect(second.outcome).toBe("allow");
+    expect(second.capabilities).toEqual(["system:read"]);
+    expect(gate(engine, "gateway", { action: "config.get", gatewayUrl: "wss://gw.example" }).outcome).toBe("block");
+    expect(gate(engine, "gateway", { action: "update.run" }).outcome).toBe("block");
+    taintWithPage(engine);
+    expect(gate(engine, "gateway", { action: "config.get" }).outcome).toBe("block");
+  });
+});

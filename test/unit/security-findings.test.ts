@@ -203,6 +203,19 @@ describe("operator manifests weaker than the built-in ones", () => {
     expect(manifestWeakenings(builtins, [entry({ ...write.manifest, tool: "my_own_tool" })])).toEqual([]);
   });
 
+  it("a read-only mode the built-in manifest does not have is reported; the built-in ones are not", () => {
+    const process = builtins.find((b) => b.manifest.tool === "process") as ManifestEntry;
+    expect(manifestWeakenings(builtins, [entry(process.manifest)])).toEqual([]);
+    const wider = {
+      ...process.manifest,
+      modes: [
+        ...(process.manifest.modes ?? []),
+        { name: "typing", when: { argument: "action", equals: ["write"] }, capabilities: ["proc:read"], readOnly: true },
+      ],
+    };
+    expect(manifestChanges(process.manifest, wider).changes).toEqual(["decides typing as read-only (such calls skip the tool's own trust requirement)"]);
+  });
+
   it("the defaults weaken nothing", () => {
     expect(defaultConfig().manifests).toEqual([]);
   });
