@@ -144,9 +144,11 @@ export const DECISION_ROLES: readonly ArgumentRole[] = ARGUMENT_ROLES.filter((ro
 /**
  * How a call's output trust is found: `declared` is the manifest's `outputTrust`; `paths` is the
  * trust of the files the call reads (what ClawOS saw written to them, trusted paths at owner, other
- * paths at `outputTrust`); `command` is what the shell command reads, by the command rules.
+ * paths at `outputTrust`); `command` is what the shell command reads, by the command rules;
+ * `process` is the output of a background command the same session started, named by the call's
+ * `id` argument: that command's trust (`outputTrust` for any other id).
  */
-export const OUTPUT_SOURCES = ["declared", "paths", "command"] as const;
+export const OUTPUT_SOURCES = ["declared", "paths", "command", "process"] as const;
 export type OutputSource = (typeof OUTPUT_SOURCES)[number];
 
 export const ProvenanceSchema = Type.Object(

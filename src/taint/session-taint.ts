@@ -3,6 +3,8 @@ import type { CompiledPolicy } from "../policy/compiled-policy.ts";
 import type { Decision } from "../policy/decision.ts";
 import { normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/tool-names.ts";
 import { RecentCalls, type CallMemo } from "./recent-calls.ts";
+import { BackgroundRuns, runningId } from "./background-runs.ts";
+import { valuesAt } from "../policy/arguments.ts";
 import { resultLabel } from "./labels.ts";
 import { SenderSet } from "./sender-set.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts";
@@ -109,6 +111,7 @@ export class SessionTaint {
   private readonly now: () => number;
   /** Recent decided calls: results of blocked calls do not taint, tool_call results use the inner tool. */
   private readonly calls = new RecentCalls(20_000);
+  private readonly background = new BackgroundRuns();
   private readonly pendingMessages = new Map<string, PendingMessage[]>();
   private pendingSpawns: PendingSpawn[] = [];
   /** Channel senders the host has resolved as the owner in this process. */
@@ -563,10 +566,37 @@ export class SessionTaint {
     const tool = memo?.tool ?? this.policy.resolve(result.toolName ?? "", result.params, result.toolKind);
     const manifest = this.policy.manifestFor(tool.name)?.manifest;
     const declared: TrustLevel = manifest?.outputTrust ?? "untrusted";
-    const found = this.policy.provenance.enabled ? this.outputByProvenance(manifest?.provenance?.output, declared, memo) : undefined;
+    const source = manifest?.provenance?.output;
+    const found = !this.policy.provenance.enabled
+      ? undefined
+      : source === "process"
+        ? this.backgroundOutput(result, tool)
+        : this.outputByProvenance(source, declared, memo);
+    if (found && source === "command") this.noteBackground(result, found.level, memo);
     const own = found?.level ?? declared;
     const level = result.resultTrust ? minTrust(own, result.resultTrust) : own;
     return { level, tool: tool.name, auditOnly: memo?.decision.effect === "would-block", memo, dir: found?.dir };
+  }
+
+  /** A command left running: remember what its output is, for the polls that read it later. */
+  private noteBackground(result: ToolResult, level: TrustLevel, memo: CallMemo | undefined): void {
+    const runId = result.sessionKey ? runningId(result.content) : undefined;
+    if (!runId || !result.sessionKey) return;
+    const command = memo?.facts?.command;
+    const tree = command && !command.view.readOnly && command.view.local ? command.cwd : undefined;
+    this.background.note(result.sessionKey, runId, { level, ...(tree ? { tree } : {}), ...(memo?.agentId ? { agentId: memo.agentId } : {}) });
+  }
+
+  /** A poll (or log, or kill) of a command this session left running has that command's trust. */
+  private backgroundOutput(result: ToolResult, tool: ResolvedTool): { level: TrustLevel; dir?: string } | undefined {
+    if (!result.sessionKey) return undefined;
+    const params = tool.via ? (result.params as { args?: unknown } | undefined)?.args : result.params;
+    const entry = this.policy.manifestFor(tool.name);
+    const idArg = entry?.arguments.find((a) => a.spec.role === "id");
+    const runId = idArg ? valuesAt(params, idArg.segments).find((v): v is string => typeof v === "string") : undefined;
+    const run = runId ? this.background.get(result.sessionKey, runId) : undefined;
+    if (!run) return undefined;
+    return { level: run.tree ? minTrust(run.level, this.provenance.treeTrust(run.tree, run.agentId, "untrusted")) : run.level };
   }
 
   /**

@@ -289,6 +289,13 @@ describe("classifyCommand: commands that are not read-only", () => {
     expect(classify("git diff --no-index /dev/null /etc/hosts")).toMatchObject({ readOnly: true, reads: ["/etc/hosts"] });
   });
 
+  it("a filter flag with a pattern value names no file; a pattern for a file the program reads does", () => {
+    expect(classify('grep -rn --include=*.ts "ttl" src').readOnly).toBe(true);
+    expect(classify("rg --glob=*.ts TODO").readOnly).toBe(true);
+    expect(classify("grep --file=*.txt src").why.join()).toMatch(/names files by a pattern expanded at run time/);
+    expect(classify("grep -rn TODO *.ts").why.join()).toMatch(/names files by a pattern expanded at run time/);
+  });
+
   it("quoted braces and globs are data, not patterns", () => {
     expect(classify("jq '{a: .b, c: .d}' f.json")).toMatchObject({ readOnly: true, reads: ["f.json"] });
     expect(classify("grep -rn 'a*b' src")).toMatchObject({ readOnly: true, reads: ["src"] });

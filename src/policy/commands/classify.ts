@@ -491,7 +491,8 @@ class Walker {
     if (!ctx.remote && disclosesEnvironment(name, args)) add(this.secrets, ENVIRONMENT);
     if (spec.kind === "read" && !spec.inert) {
       // The shell expands a pattern into names before the program sees them: which files, only run time knows.
-      const pattern = args.find((w) => w.glob);
+      // A filter flag with its value (--include=*.ts) can only become that flag again, so it names no file.
+      const pattern = args.find((w) => w.glob && !filterFlag(spec, w.text));
       if (pattern) this.notReadOnly(`${name} ${pattern.raw} names files by a pattern expanded at run time`);
     }
     if (spec.infoFlags && args.length === 1 && !args[0].dynamic && spec.infoFlags.includes(args[0].text)) {
@@ -2246,6 +2247,15 @@ function flagTable(b: Behaviour): ReadonlyMap<string, number> {
 }
 
 const NUMBER_FLAG = /^-\d+$/;
+/** A long flag and its attached value, as one word (--include=*.ts). */
+const FLAG_WITH_VALUE = /^--[A-Za-z0-9][A-Za-z0-9-]*=/;
+
+/** A flag and its value in one word, where the value is a pattern or setting, not a file the program reads or writes. */
+function filterFlag(spec: ProgramSpec, word: string): boolean {
+  if (!FLAG_WITH_VALUE.test(word)) return false;
+  const flag = word.slice(0, word.indexOf("="));
+  return has(spec.valueFlags, flag) && !has(spec.readFlags, flag) && !has(spec.writeFlags, flag);
+}
 
 /** A word naming one of a read's secret kinds, alone or between commas and slashes (secret,pod; secrets/db). */
 function namesSecret(kinds: readonly string[], word: string): boolean {
