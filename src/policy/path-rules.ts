@@ -75,12 +75,20 @@ function escapeGlob(path: string): string {
   return path.replace(GLOB_SPECIAL, "\\$&");
 }
 
-type Matcher = (path: string) => boolean;
-
 interface CompiledRule {
   readonly rule: PathRule;
   readonly usesWorkspace: boolean;
-  readonly fixed?: Matcher;
+  readonly fixed?: RegExp;
+}
+
+/**
+ * Every rule's pattern for one workspace as one alternation, each alternative in its own capturing
+ * group: a regular expression tries alternatives in order, so one `exec` finds the first rule that
+ * matches (`groupOf[i]` is the group of rule i), instead of one test per rule.
+ */
+interface WorkspaceRules {
+  readonly all: RegExp;
+  readonly groupOf: readonly number[];
 }
 
 const ZONE_RANK: Record<PathZone, number> = { open: 0, protected: 1, secret: 2 };
@@ -91,9 +99,9 @@ const ZONE_RANK: Record<PathZone, number> = { open: 0, protected: 1, secret: 2 }
  */
 export class PathRules {
   private readonly compiled: CompiledRule[];
-  private readonly perWorkspace = new Map<string, Matcher[]>();
-  private readonly writableFixed: Matcher[];
-  private readonly writableByWorkspace = new Map<string, Matcher[]>();
+  private readonly perWorkspace = new Map<string, WorkspaceRules>();
+  private readonly writableFixed: RegExp[];
+  private readonly writableByWorkspace = new Map<string, RegExp[]>();
   readonly locations: HostLocations;
   private readonly writable: readonly string[];
 
@@ -110,11 +118,13 @@ export class PathRules {
   /** The first rule a path matches, or undefined when none does. */
   match(path: string, agentId: string | undefined): PathMatch | undefined {
     const workspace = this.locations.workspaceFor(agentId);
-    const matchers = this.workspaceMatchers(workspace);
-    for (let i = 0; i < this.compiled.length; i++) {
-      const entry = this.compiled[i];
-      const matches = entry.fixed ?? matchers[i];
-      if (matches(path)) return { zone: entry.rule.zone, label: entry.rule.label, pattern: entry.rule.pattern };
+    const rules = this.workspaceMatchers(workspace);
+    const m = rules.all.exec(path);
+    if (!m) return undefined;
+    for (let i = 0; i < rules.groupOf.length; i++) {
+      if (m[rules.groupOf[i]] === undefined) continue;
+      const rule = this.compiled[i].rule;
+      return { zone: rule.zone, label: rule.label, pattern: rule.pattern };
     }
     return undefined;
   }
@@ -132,31 +142,40 @@ export class PathRules {
   /** Inside the agent's workspace or an operator's writable pattern (the workspace scope). */
   writableFor(path: string, agentId: string | undefined): boolean {
     const workspace = this.locations.workspaceFor(agentId);
-    if (this.samePath(path, workspace) || this.writableFixed.some((m) => m(path))) return true;
+    if (this.samePath(path, workspace) || this.writableFixed.some((re) => re.test(path))) return true;
     let matchers = this.writableByWorkspace.get(workspace);
     if (!matchers) {
       matchers = [this.matcher("{workspace}/**", workspace), ...this.writable.filter((p) => p.includes("{workspace}")).map((p) => this.matcher(p, workspace))];
       if (this.writableByWorkspace.size > 64) this.writableByWorkspace.clear();
       this.writableByWorkspace.set(workspace, matchers);
     }
-    return matchers.some((m) => m(path));
+    return matchers.some((re) => re.test(path));
   }
 
   private samePath(a: string, b: string): boolean {
     return this.locations.caseInsensitive ? a.toLowerCase() === b.toLowerCase() : a === b;
   }
 
-  private workspaceMatchers(workspace: string): Matcher[] {
-    let matchers = this.perWorkspace.get(workspace);
-    if (!matchers) {
-      matchers = this.compiled.map((entry) => entry.fixed ?? this.matcher(entry.rule.pattern, workspace));
+  private workspaceMatchers(workspace: string): WorkspaceRules {
+    let rules = this.perWorkspace.get(workspace);
+    if (!rules) {
+      const each = this.compiled.map((entry) => entry.fixed ?? this.matcher(entry.rule.pattern, workspace));
+      // picomatch anchors each pattern (^...$) and may use groups of its own: count them to find ours.
+      const groupOf: number[] = [];
+      let group = 1;
+      for (const re of each) {
+        groupOf.push(group);
+        group += 1 + (new RegExp(`${re.source}|`).exec("")?.length ?? 1) - 1;
+      }
+      const all = each.length ? new RegExp(each.map((re) => `(${re.source})`).join("|"), this.locations.caseInsensitive ? "i" : "") : /(?!)/;
+      rules = { all, groupOf };
       if (this.perWorkspace.size > 64) this.perWorkspace.clear();
-      this.perWorkspace.set(workspace, matchers);
+      this.perWorkspace.set(workspace, rules);
     }
-    return matchers;
+    return rules;
   }
 
-  private matcher(pattern: string, workspace: string | undefined): Matcher {
+  private matcher(pattern: string, workspace: string | undefined): RegExp {
     const l = this.locations;
     const expanded = pattern.replace(/\{(home|state|config|workspace|clawos|audit|sessions)\}/g, (_, name: string) => {
       const value =
@@ -164,7 +183,6 @@ export class PathRules {
       return escapeGlob(value.replace(/\/+$/, "") || "/");
     });
     // A bare regular expression: picomatch's matcher function does more per call than the test.
-    const re = picomatch.makeRe(expanded, { dot: true, nocase: l.caseInsensitive });
-    return (path: string) => re.test(path);
+    return picomatch.makeRe(expanded, { dot: true, nocase: l.caseInsensitive });
   }
 }

@@ -1,7 +1,7 @@
 // Loads ClawOS the way OpenClaw does: index.ts `register()` with a recording stand-in for the plugin API,
 // then calls the registered trusted tool policy and hooks exactly as the host would. State and the audit
 // log go to a fresh temp directory (real files, real pino destination).
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import plugin from "../../../index.ts";
@@ -28,6 +28,12 @@ export const OWNER = { channel: "webchat", senderId: "owner-1", senderIsOwner: t
 
 export async function startHost(pluginConfig: Record<string, unknown> = {}): Promise<BenchHost> {
   const stateDir = mkdtempSync(join(tmpdir(), "clawos-bench-"));
+  // The agent's workspace exists on a real gateway, with the files its calls read: without it, every
+  // path would be resolved through missing directories, a cost real calls do not pay.
+  const workspace = join(stateDir, "workspace");
+  mkdirSync(join(workspace, "notes"), { recursive: true });
+  writeFileSync(join(workspace, "notes", "todo.md"), "- [ ] ship it\n");
+  writeFileSync(join(workspace, "a.md"), "# a\n");
   const rec = recordingHost({ pluginConfig, stateDir });
   plugin.register(rec.api as never);
   // register() starts loading the host's session-key classifier; a gateway has it by the first call.
