@@ -217,7 +217,15 @@ export class CompiledPolicy implements RulePolicy {
           if (file.argument !== arg.spec.at) continue;
           const abs = file.forms[0];
           const relative = abs?.startsWith(`${workspace}/`) ? abs.slice(workspace.length + 1) : undefined;
-          out.push({ argument: arg.spec.at, role, raw: file.raw, resolved: file.forms, ...(relative !== undefined ? { relative } : {}) });
+          out.push({
+            argument: arg.spec.at,
+            role,
+            raw: file.raw,
+            resolved: file.forms,
+            ...(relative !== undefined ? { relative } : {}),
+            // A file read (never one written: the manifest check refuses that) may be named by a value copied whole.
+            ...(arg.spec.tainted === "copied" && role === "path" && arg.spec.access !== "write" ? { copied: true } : {}),
+          });
         }
         continue;
       }

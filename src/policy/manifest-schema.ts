@@ -80,7 +80,7 @@ export const ArgumentSchema = Type.Object(
     tainted: Type.Optional(
       Type.Union([Type.Literal("block"), Type.Literal("copied")], {
         description:
-          "what a value that came only from less-trusted input does: block (the default), or copied: allowed when the whole value was copied from one input as it stood (a link from search results), so it carries nothing the session put together; a value assembled around a seen host or path still blocks. Only for arguments whose call sends nothing else (a plain fetch).",
+          "what a value that came only from less-trusted input does: block (the default), or copied: allowed when the whole value was copied from one input as it stood (a link from search results), so it carries nothing the session put together; a value assembled around a seen host or path still blocks. Only for arguments whose call sends nothing else (a plain fetch, a document read); never on a path the call writes.",
       }),
     ),
   },

@@ -44,6 +44,24 @@ export function validateManifest(
 ): { ok: true; entry: ManifestEntry } | { ok: false; broken: BrokenManifest } {
   if (checkManifest.Check(value)) {
     const manifest = value as Manifest;
+    // A copied value may only be read from: a path the call writes is never taken from a page as it stood.
+    const copiedWrites = (manifest.arguments ?? []).flatMap((a, i) =>
+      a.tainted === "copied" && (a.role === "patch" || (a.role === "path" && a.access === "write")) ? [i] : [],
+    );
+    if (copiedWrites.length > 0) {
+      const tool = normalizeToolName(manifest.tool).name;
+      return {
+        ok: false,
+        broken: {
+          tool,
+          source,
+          errors: copiedWrites.map(
+            (i) =>
+              `manifest ${source}: arguments[${i}].tainted is "copied" on a ${manifest.arguments?.[i].role} the call writes; fix: remove tainted (only arguments the call reads or fetches may take a value copied whole from an input)`,
+          ),
+        },
+      };
+    }
     return {
       ok: true,
       entry: {

@@ -7,6 +7,7 @@ import { FileLabels } from "../../src/taint/file-labels.ts";
 import { ValueIndex, valueHasher } from "../../src/taint/value-index.ts";
 import { isTrivialText, normalizeValue, scanValues } from "../../src/taint/values.ts";
 import { call, makeEngine, OWNER } from "../helpers/engine.ts";
+import { validateManifest } from "../../src/policy/manifests.ts";
 
 const ENFORCE = { capabilities: { mode: "enforce" } };
 const MAIN = "agent:main:main";
@@ -178,6 +179,34 @@ describe("engine: provenance-aware decisions", () => {
     result(engine, "web_fetch", { url: "https://docs.library.example/guide/setup?lang=en" }, "Questions? Write to help@library.example", "f2");
     const send = engine.gate(call("message", { params: { action: "send", channel: "email", target: "help@library.example", message: "hi" } }));
     expect(send.outcome).toBe("block");
+  });
+
+  it("a datasheet link copied whole from a search result may be read with pdf; one built around the page's host may not", () => {
+    const { engine } = makeEngine(ENFORCE);
+    ownerSays(engine, "Compare the two MCU datasheets");
+    result(engine, "web_search", { query: "esp32-c6 datasheet pdf" }, "ESP32-C6 datasheet https://www.espressif.example/doc/esp32-c6_en.pdf", "s1");
+    const copied = engine.gate(call("pdf", { params: { pdfs: ["https://www.espressif.example/doc/esp32-c6_en.pdf"], prompt: "pin counts" } }));
+    expect(copied.outcome).toBe("allow");
+    const built = engine.gate(call("pdf", { params: { pdfs: ["https://www.espressif.example/doc/x.pdf?k=sk-live-123456"], prompt: "x" } }));
+    expect(built.outcome).toBe("block");
+    expect(built.rules.map((r) => r.rule)).toContain("argument.tainted");
+  });
+
+  it("a manifest may not take a path the call writes from a value copied whole", () => {
+    const bad = validateManifest(
+      {
+        tool: "saver",
+        description: "saves a file",
+        capabilities: ["fs:write"],
+        riskLevel: "medium",
+        minInputTrust: "verified",
+        outputTrust: "untrusted",
+        arguments: [{ at: "path", role: "path", access: "write", tainted: "copied" }],
+      },
+      "saver.json",
+    );
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.broken.errors[0]).toMatch(/arguments\[0\]\.tainted is "copied" on a path the call writes; fix: remove tainted/);
   });
 
   it("the journal is read without asking, and what it printed lowers the session: a restart after it needs the owner", () => {
