@@ -138,6 +138,12 @@ export const ModeSchema = Type.Object(
 );
 export type ModeSpec = Static<typeof ModeSchema>;
 
+/**
+ * Roles whose value is a name a person could have given (not a path, a command or free text): a call
+ * made while the session was at owner makes the values it names in them the owner's (L1).
+ */
+export const NAMED_VALUE_ROLES: readonly ArgumentRole[] = ["recipient", "url", "host", "account", "id", "target-session"];
+
 /** Roles whose value decides where a call acts: a provenance decision checks where each came from. */
 export const DECISION_ROLES: readonly ArgumentRole[] = ARGUMENT_ROLES.filter((role) => role !== "content");
 

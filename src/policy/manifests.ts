@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { compileArguments, compileModes, type CompiledArgument, type CompiledMode } from "./arguments.ts";
 import { BUILTIN_CAPABILITIES, type CapabilityTable } from "./capabilities.ts";
-import { ManifestSchema, type Manifest } from "./manifest-schema.ts";
+import { ManifestSchema, NAMED_VALUE_ROLES, type Manifest } from "./manifest-schema.ts";
 import { normalizeToolName } from "./tool-names.ts";
 import { describeErrors } from "../config/validation.ts";
 
@@ -19,6 +19,8 @@ export interface ManifestEntry {
   /** The arguments that decide what a call does, compiled (see `arguments.ts`). */
   readonly arguments: readonly CompiledArgument[];
   readonly modes: readonly CompiledMode[];
+  /** Names an argument with a role in NAMED_VALUE_ROLES (a recipient, URL, host, account, id, target session). */
+  readonly namesValues: boolean;
 }
 
 export interface BrokenManifest {
@@ -70,6 +72,7 @@ export function validateManifest(
         unknownCapabilities: [...manifest.capabilities, ...(manifest.modes ?? []).flatMap((m) => m.capabilities)].filter((c) => !capabilities.isKnown(c)),
         arguments: compileArguments(manifest.arguments),
         modes: compileModes(manifest.modes),
+        namesValues: (manifest.arguments ?? []).some((a) => NAMED_VALUE_ROLES.includes(a.role)),
       },
     };
   }

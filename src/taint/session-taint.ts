@@ -5,6 +5,7 @@ import { normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/t
 import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { BackgroundRuns, runningId } from "./background-runs.ts";
 import { valuesAt } from "../policy/arguments.ts";
+import { NAMED_VALUE_ROLES } from "../policy/manifest-schema.ts";
 import { resultLabel } from "./labels.ts";
 import { SenderSet } from "./sender-set.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts";
@@ -103,6 +104,9 @@ const OWNER_VIEW: SessionView = Object.freeze({ trust: "owner", lowered: [] as T
 export function trustAtCall(view: SessionView, enforced: boolean): TrustLevel {
   return enforced && view.shadow ? minTrust(view.trust, view.shadow) : view.trust;
 }
+
+const MAX_CHOSEN_VALUE = 2048;
+const CHOSEN_LABEL = "a call this session made at owner trust";
 
 export class SessionTaint {
   readonly store: SessionStore;
@@ -240,6 +244,7 @@ export class SessionTaint {
       if (decision.outcome === "allow" && call.sessionKey && !this.resultHooksLive) this.notePendingResult(call.sessionKey, call.toolCallId, call.isSubagent);
     }
     if (decision.outcome !== "allow") return;
+    if (decision.inputTrust === "owner" && call.sessionKey && this.policy.tagging && this.policy.provenance.enabled) this.noteChosenValues(call, tool);
     if (facts && facts.writes.length > 0 && this.policy.tagging) this.labelWrites(call, tool, decision, facts);
     const capabilities = decision.capabilities;
     if (capabilities.includes("message:send")) this.lowerTargetSession(call, tool, decision.inputTrust);
@@ -576,6 +581,33 @@ export class SessionTaint {
     const own = found?.level ?? declared;
     const level = result.resultTrust ? minTrust(own, result.resultTrust) : own;
     return { level, tool: tool.name, auditOnly: memo?.decision.effect === "would-block", memo, dir: found?.dir };
+  }
+
+  /**
+   * A call allowed while the session was at owner: the recipients, hosts, ids and URLs it names were
+   * chosen when only the owner's input had entered, so they are the owner's values from then on (a
+   * reply to the thread the session opened, a second ssh to the host it already used). Paths and
+   * commands are left to their own rules; free text is never a value.
+   */
+  private noteChosenValues(call: ToolCall, tool: ResolvedTool): void {
+    const entry = this.policy.manifestFor(tool.name);
+    if (!entry?.namesValues) return;
+    const params = tool.via ? (call.params as { args?: unknown } | undefined)?.args : call.params;
+    let text = "";
+    for (const arg of entry.arguments) {
+      if (!NAMED_VALUE_ROLES.includes(arg.spec.role)) continue;
+      for (const value of valuesAt(params, arg.segments)) {
+        if (typeof value === "string" && value.length <= MAX_CHOSEN_VALUE) text += `${value}\n`;
+      }
+    }
+    if (!text || !call.sessionKey) return;
+    const state = this.store.get(call.sessionKey, "owner");
+    this.provenance.noteContent(state, text, "owner", {
+      level: "owner",
+      label: CHOSEN_LABEL,
+      tool: tool.name,
+      ...(call.toolCallId ? { callId: call.toolCallId } : {}),
+    });
   }
 
   /** A command left running: remember what its output is, for the polls that read it later. */
