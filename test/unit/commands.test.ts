@@ -26,6 +26,27 @@ function parsed(command: string): Script {
   return result.script;
 }
 
+/** Each command is read-only, and what it prints counts as others' text (state kept outside files). */
+function expectExternalReads(commands: readonly string[]): void {
+  for (const command of commands) {
+    const facts = classify(command);
+    expect(facts.readOnly, command).toBe(true);
+    expect(facts.external, command).toBe(true);
+    expect(facts.network, command).toBe(false);
+    expect(facts.local, command).toBe(false);
+    expect(facts.secrets, command).toEqual([]);
+  }
+}
+
+/** Each command is not read-only, for the reason given. */
+function expectActs(cases: readonly (readonly [string, RegExp])[]): void {
+  for (const [command, why] of cases) {
+    const facts = classify(command);
+    expect(facts.readOnly, command).toBe(false);
+    expect(facts.why.join("; "), command).toMatch(why);
+  }
+}
+
 function argvs(command: string): string[][] {
   return simpleCommands(parsed(command)).map((c: SimpleCommand) => c.words.map((w) => w.text));
 }
@@ -342,40 +363,31 @@ describe("classifyCommand: unparseable input is the most dangerous case", () => 
 
 describe("classifyCommand: reading the journal and the service manager", () => {
   it("journalctl, systemctl status/cat/list-* and dmesg are read-only, and their output counts as others' text", () => {
-    for (const command of [
+    expectExternalReads([
       "journalctl -u acme-api -n 12 --no-pager -o cat",
       "journalctl --disk-usage",
       "systemctl status acme-api --no-pager | head",
       "systemctl cat unit | grep Exec",
       "dmesg -T | tail",
-    ]) {
-      const facts = classify(command);
-      expect(facts.readOnly, command).toBe(true);
-      expect(facts.external, command).toBe(true);
-      expect(facts.network, command).toBe(false);
-    }
+    ]);
     expect(classify("ls -la src").external).toBe(false);
   });
 
   it("flags and subcommands that change something, or another machine, are not read-only", () => {
-    for (const [command, why] of [
+    expectActs([
       ["journalctl --vacuum-time=2d", /journalctl --vacuum-time changes something/],
       ["journalctl --rotate", /changes something/],
       ["dmesg -c", /changes something/],
       ["systemctl restart acme-api", /systemctl restart changes system state/],
       ["systemctl -H db-1 status x", /changes/],
       ["journalctl -u x | sh", /sh runs commands/],
-    ] as const) {
-      const facts = classify(command);
-      expect(facts.readOnly, command).toBe(false);
-      expect(facts.why.join("; "), command).toMatch(why);
-    }
+    ]);
   });
 });
 
 describe("classifyCommand: reading the cluster, the container daemon and GitHub the owner configured", () => {
   it("kubectl get/describe/logs, docker ps/logs and gh pr/run/issue views are read-only, and their output counts as others' text", () => {
-    for (const command of [
+    expectExternalReads([
       "kubectl get pods -n payments -o wide | head -8",
       "kubectl describe pod refund-worker-7b48 -n payments | sed -n '/Events/,$p'",
       "kubectl logs refund-worker-7b48 -n payments --previous --tail 8",
@@ -388,17 +400,11 @@ describe("classifyCommand: reading the cluster, the container daemon and GitHub 
       "gh pr list --author app/dependabot --state open",
       "gh pr checks 482",
       "gh issue view 229 --repo acme/portal --comments",
-    ]) {
-      const facts = classify(command);
-      expect(facts.readOnly, command).toBe(true);
-      expect(facts.external, command).toBe(true);
-      expect(facts.local, command).toBe(false);
-      expect(facts.secrets, command).toEqual([]);
-    }
+    ]);
   });
 
   it("another server, other credentials, a manifest to fetch, a browser, or a change is not a read", () => {
-    for (const [command, why] of [
+    expectActs([
       ["kubectl --server https://k8s.example get pods", /kubectl get --server reaches beyond the cluster/],
       ["kubectl get pods -s https://k8s.example", /-s reaches beyond/],
       ["kubectl get --kubeconfig /tmp/other pods", /--kubeconfig/],
@@ -411,11 +417,7 @@ describe("classifyCommand: reading the cluster, the container daemon and GitHub 
       ["gh pr view 1 --web", /opens a browser/],
       ["gh pr merge 77 --squash", /reaches the network/],
       ["gh api repos/acme/x", /reaches the network/],
-    ] as const) {
-      const facts = classify(command);
-      expect(facts.readOnly, command).toBe(false);
-      expect(facts.why.join("; "), command).toMatch(why);
-    }
+    ]);
   });
 
   it("reading the cluster's secrets is reading secrets, however the resource is spelled", () => {

@@ -88,13 +88,11 @@ const RG_VALUES = [
   "--regex-size-limit",
 ];
 
-/** kubectl's global flags that take a value (kubectl options). */
-const KUBECTL_GLOBAL_VALUES = [
-  "-n",
-  "--namespace",
-  "--context",
-  "--cluster",
-  "--user",
+/**
+ * kubectl's global flags that name another server, other credentials, or a file kubectl writes
+ * (kubectl options): each takes a value, and with one a read is not a read of the owner's cluster.
+ */
+const KUBECTL_ELSEWHERE = [
   "-s",
   "--server",
   "--kubeconfig",
@@ -108,13 +106,23 @@ const KUBECTL_GLOBAL_VALUES = [
   "--client-certificate",
   "--client-key",
   "--tls-server-name",
-  "--request-timeout",
   "--cache-dir",
-  "--profile",
   "--profile-output",
   "--log-file",
   "--log-dir",
   "--log_dir",
+];
+
+/** kubectl's global flags that take a value (kubectl options). */
+const KUBECTL_GLOBAL_VALUES = [
+  ...KUBECTL_ELSEWHERE,
+  "-n",
+  "--namespace",
+  "--context",
+  "--cluster",
+  "--user",
+  "--request-timeout",
+  "--profile",
   "-v",
   "--v",
   "--vmodule",
@@ -1343,32 +1351,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
           "--containers",
           "--recursive",
         ],
-        unsafeFlags: [
-          "-s",
-          "--server",
-          "--kubeconfig",
-          "--token",
-          "--username",
-          "--password",
-          "--as",
-          "--as-group",
-          "--as-uid",
-          "--certificate-authority",
-          "--client-certificate",
-          "--client-key",
-          "--insecure-skip-tls-verify",
-          "--tls-server-name",
-          "--cache-dir",
-          "--profile-output",
-          "--log-file",
-          "--log-dir",
-          "--log_dir",
-          "--output-directory",
-          "-f",
-          "--filename",
-          "-k",
-          "--kustomize",
-        ],
+        unsafeFlags: [...KUBECTL_ELSEWHERE, "--insecure-skip-tls-verify", "--output-directory", "-f", "--filename", "-k", "--kustomize"],
         secretOperands: ["secret", "secrets"],
       },
     ],
