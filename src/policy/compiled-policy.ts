@@ -188,6 +188,17 @@ export class CompiledPolicy implements RulePolicy {
     return flag ?? entry.arguments.some((a) => DECISION_ROLES.includes(a.spec.role));
   }
 
+  /**
+   * A command that only reads another host's state (`CommandView.remoteRead`): where it sends its
+   * request decides it, so its destinations are looked up like a call's hosts. Undefined for any
+   * other call, or when provenance is off.
+   */
+  remoteReadValues(facts: CallFacts | undefined): ArgumentValue[] | undefined {
+    const command = facts?.command;
+    if (!this.provenance.enabled || !command?.view.remoteRead || command.view.destinations.length === 0) return undefined;
+    return command.view.destinations.map((destination) => ({ argument: command.argument, role: "host" as const, raw: destination }));
+  }
+
   /** A path below the agent's workspace, else below the home directory, else as it is (for the built-in autoloaded list). */
   private belowRoot(path: string, agentId: string | undefined): string {
     const locations = this.paths.locations;

@@ -19,7 +19,7 @@ export interface ManifestEntry {
   /** The arguments that decide what a call does, compiled (see `arguments.ts`). */
   readonly arguments: readonly CompiledArgument[];
   readonly modes: readonly CompiledMode[];
-  /** Names an argument with a role in NAMED_VALUE_ROLES (a recipient, URL, host, account, id, target session). */
+  /** Names an argument with a role in NAMED_VALUE_ROLES (a recipient, URL, host, account, id, target session) or a command. */
   readonly namesValues: boolean;
 }
 
@@ -72,7 +72,7 @@ export function validateManifest(
         unknownCapabilities: [...manifest.capabilities, ...(manifest.modes ?? []).flatMap((m) => m.capabilities)].filter((c) => !capabilities.isKnown(c)),
         arguments: compileArguments(manifest.arguments),
         modes: compileModes(manifest.modes),
-        namesValues: (manifest.arguments ?? []).some((a) => NAMED_VALUE_ROLES.includes(a.role)),
+        namesValues: (manifest.arguments ?? []).some((a) => NAMED_VALUE_ROLES.includes(a.role) || a.role === "command"),
       },
     };
   }

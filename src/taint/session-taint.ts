@@ -595,7 +595,8 @@ export class SessionTaint {
     const params = tool.via ? (call.params as { args?: unknown } | undefined)?.args : call.params;
     let text = "";
     for (const arg of entry.arguments) {
-      if (!NAMED_VALUE_ROLES.includes(arg.spec.role)) continue;
+      // A command's text too: the hosts and names in it were the owner's session's choice.
+      if (!NAMED_VALUE_ROLES.includes(arg.spec.role) && arg.spec.role !== "command") continue;
       for (const value of valuesAt(params, arg.segments)) {
         if (typeof value === "string" && value.length <= MAX_CHOSEN_VALUE) text += `${value}\n`;
       }

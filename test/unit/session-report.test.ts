@@ -249,7 +249,8 @@ describe("/clawos session: trust, what lowered it, and a provenance summary", ()
       "  (no channel): owner, the host marked the sender as the owner (an operator client: the local CLI or a gateway operator)",
       "What lowered it:",
       "  nothing",
-      "Values remembered: 0, of at most 1024",
+      // The values in the command the owner's session ran (its URL, host and words) are the owner's now.
+      "Values remembered: 5 (owner 5), of at most 1024",
       "Files this session labelled below owner: none",
       "File labels, all sessions: 0 below owner, 0 owner",
     ]);

@@ -1210,6 +1210,9 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     fetchFlags: ["-d", "--dir", "-o", "--out", "-P", "--paths"],
   },
   { names: ["ssh", "autossh", "mosh"], kind: "network", network: true, handler: "ssh" },
+  // Read commands to a Redis server and DNS lookups change nothing; where they go is checked like a call's host.
+  { names: ["redis-cli"], kind: "network", network: true, handler: "redis" },
+  { names: ["dig"], kind: "network", network: true, handler: "dig" },
   { names: ["scp", "rsync", "sftp-put"], kind: "write", handler: "remote-copy" },
   {
     names: [
@@ -1227,7 +1230,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "traceroute",
       "tracepath",
       "mtr",
-      "dig",
       "nslookup",
       "host",
       "drill",
@@ -1239,7 +1241,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "ldapsearch",
       "mysql",
       "psql",
-      "redis-cli",
       "mongo",
       "mongosh",
       "sqlcmd",

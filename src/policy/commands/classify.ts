@@ -63,6 +63,15 @@ export interface CommandView {
    * `export -p`) or a variable that may hold a key or token (`echo $OPENAI_API_KEY`).
    */
   readonly secrets: readonly string[];
+  /**
+   * The command is not read-only only because it reads another host's state: `ssh host` running a
+   * read-only command there, `redis-cli` read commands, `dig` queries. Nothing changes anywhere; what
+   * it sends goes to `destinations`, so whether it may run below owner depends on where those names
+   * came from (the engine checks them like a call's hosts). Its output is others' text.
+   */
+  readonly remoteRead: boolean;
+  /** Where a remote read sends its request (hosts, a resolver, the names it looks up); empty for a local daemon. */
+  readonly destinations: readonly string[];
   /** Irreversible actions named by matching rules ("push to a remote"). */
   readonly irreversible: readonly string[];
   /** Each irreversible action with its id, what a grant names (`git-push`: a built-in rule's id without `builtin.`). */
@@ -107,6 +116,8 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       local: false,
       runsTree: true,
       secrets: [],
+      remoteRead: false,
+      destinations: [],
       irreversible: [],
       irreversibleActions: [],
       programs: [],
@@ -244,6 +255,14 @@ class Walker {
   private readonly why: string[] = [];
   private readonly matched: CommandRuleMatch[] = [];
   private external = false;
+  /** Inside a remote read (see CommandView.remoteRead): what is not read-only there is the remote host's. */
+  private remoteDepth = 0;
+  /** Nothing but remote reads kept the command from being read-only. */
+  private onlyRemoteReads = true;
+  /** Something inside the current remote read was not read-only. */
+  private remoteActs = false;
+  private remoteReads = 0;
+  private readonly destinations: string[] = [];
   private denyRank = -1;
   private allowRank = -1;
   private allowBroken = false;
@@ -272,6 +291,8 @@ class Walker {
       local: this.local && !this.network && this.fetches.length === 0,
       runsTree: this.runsTree,
       secrets: this.secrets,
+      remoteRead: !this.readOnly && this.onlyRemoteReads && this.remoteReads > 0,
+      destinations: this.destinations,
       irreversible: this.irreversible,
       irreversibleActions: this.irreversibleActions,
       programs: this.programs,
@@ -286,6 +307,8 @@ class Walker {
 
   private notReadOnly(reason: string): void {
     this.readOnly = false;
+    if (this.remoteDepth === 0) this.onlyRemoteReads = false;
+    else this.remoteActs = true;
     add(this.why, reason);
     const frame = this.frames[this.frames.length - 1];
     if (frame) frame.readOnly = false;
@@ -296,12 +319,23 @@ class Walker {
     this.notReadOnly(reason);
   }
 
+  /** The connection a remote read makes: it reaches the network, which the remote read accounts for. */
+  private connects(reason: string): void {
+    this.network = true;
+    this.readOnly = false;
+    add(this.why, reason);
+    const frame = this.frames[this.frames.length - 1];
+    if (frame) frame.readOnly = false;
+  }
+
   private paths(ctx: Context, path: string, base = ""): string[] {
     const p = joinPath(base, path);
     return ctx.cwds.map((cwd) => joinPath(cwd, p) || ".");
   }
 
   private read(ctx: Context, path: string, base = ""): void {
+    // Another host's files are not checked against this host's path rules: a secret-looking one is not a plain read.
+    if (ctx.remote && REMOTE_SECRET.test(path)) this.notReadOnly(`reads ${path} on the remote host, which may hold secrets`);
     if (ctx.remote || !path || path === "-" || HARMLESS_TARGETS.test(path)) return;
     for (const p of this.paths(ctx, path, base)) add(this.reads, p);
   }
@@ -409,6 +443,7 @@ class Walker {
 
   private walkWord(word: Word, ctx: Context): void {
     if (word.dynamic && !ctx.remote) for (const name of secretVariables(word.raw)) add(this.secrets, `$${name}`);
+    if (word.dynamic && ctx.remote && secretVariables(word.raw).length > 0) this.notReadOnly(`${word.raw} prints a remote variable that may hold a key`);
     for (const script of word.scripts) this.walkScript(script, { ...ctx });
     if (word.arithmetic) this.notReadOnly(`${word.raw} evaluates variables as arithmetic, which can run commands`);
   }
@@ -489,6 +524,7 @@ class Walker {
     }
     const spec = entry.spec;
     if (!ctx.remote && disclosesEnvironment(name, args)) add(this.secrets, ENVIRONMENT);
+    if (ctx.remote && disclosesEnvironment(name, args)) this.notReadOnly(`${name} prints the remote host's environment`);
     if (spec.kind === "read" && !spec.inert) {
       // The shell expands a pattern into names before the program sees them: which files, only run time knows.
       // A filter flag with its value (--include=*.ts) can only become that flag again, so it names no file.
@@ -681,6 +717,12 @@ class Walker {
         return;
       case "ssh":
         this.runSsh(label, args, ctx);
+        return;
+      case "redis":
+        this.runRedis(label, args, ctx);
+        return;
+      case "dig":
+        this.runDig(label, args, ctx);
         return;
       case "shell":
         this.runShell(label, args, ctx);
@@ -944,6 +986,33 @@ class Walker {
     this.end(frame);
     // eval runs in the shell itself: a cd in its text moves what follows.
     if (shareCwd) ctx.cwds = inner.cwds;
+  }
+
+  /**
+   * A read of another host's state (its connection already noted with `connects`): `body` walks what
+   * runs there. It is a remote read when nothing in it was other than read-only (the command may then
+   * be decided by where `destination` came from); otherwise the command is not read-only, as usual.
+   */
+  private remoteRead(destination: string | undefined, body: () => void): void {
+    const outer = this.remoteActs;
+    this.remoteActs = false;
+    this.remoteDepth++;
+    try {
+      body();
+    } finally {
+      this.remoteDepth--;
+    }
+    const acted = this.remoteActs;
+    this.remoteActs = outer || acted;
+    if (acted) {
+      this.onlyRemoteReads = false;
+      return;
+    }
+    this.remoteReads++;
+    this.network = true;
+    this.local = false;
+    this.external = true;
+    if (destination) add(this.destinations, destination.toLowerCase());
   }
 
   private runShell(label: string, args: readonly Word[], ctx: Context): void {
@@ -1792,6 +1861,7 @@ class Walker {
 
   private runSsh(label: string, args: readonly Word[], ctx: Context): void {
     let i = 0;
+    let plain = true;
     for (; i < args.length; i++) {
       const t = args[i].text;
       if (args[i].dynamic || !t.startsWith("-") || t.length < 2) break;
@@ -1801,6 +1871,7 @@ class Walker {
       }
       for (let j = 1; j < t.length; j++) {
         const flag = `-${t[j]}`;
+        if (!SSH_PLAIN.has(flag)) plain = false;
         if (SSH_VALUES.has(flag)) {
           if (j === t.length - 1) i++;
           break;
@@ -1808,11 +1879,95 @@ class Walker {
       }
     }
     const host = args[i];
-    this.reaches(`${label} connects to ${host?.raw ?? "a host"}`);
     const remote = args.slice(i + 1);
+    // A command run on a host named as it stands, with no forwarding, proxy or other config: a remote read when it reads.
+    if (plain && !ctx.remote && host && !host.dynamic && remote.length > 0) {
+      this.connects(`${label} connects to ${host.raw}`);
+      this.connects(`${label} runs ${remote[0].raw} on ${host.raw}`);
+      this.remoteRead(host.text.slice(host.text.lastIndexOf("@") + 1), () => this.runText(`${label} ${host.raw}`, remote, ctx, true));
+      return;
+    }
+    this.reaches(`${label} connects to ${host?.raw ?? "a host"}`);
     if (remote.length === 0) return;
     this.notReadOnly(`${label} runs ${remote[0].raw} on ${host.raw}`);
     this.runText(`${label} ${host.raw}`, remote, ctx, true);
+  }
+
+  /** `redis-cli [-h host] [-p port] [-n db] COMMAND args`: a read command is a remote read of that server. */
+  private runRedis(label: string, args: readonly Word[], ctx: Context): void {
+    let host: string | undefined;
+    let plain = !ctx.remote;
+    let i = 0;
+    for (; i < args.length; i++) {
+      const w = args[i];
+      if (w.dynamic) {
+        plain = false;
+        break;
+      }
+      if (!w.text.startsWith("-")) break;
+      const flag = w.text;
+      if (REDIS_VALUES.has(flag)) {
+        const value = args[++i];
+        if (!value || value.dynamic) plain = false;
+        else if (flag === "-h") host = value.text;
+        else if (flag === "-u") {
+          host = redisUriHost(value.text);
+          if (host === undefined) plain = false;
+        }
+        continue;
+      }
+      if (!REDIS_PLAIN.has(flag)) plain = false;
+    }
+    const command = args.slice(i);
+    const name = command[0]?.text.toLowerCase();
+    const two = command[1] ? `${name} ${command[1].text.toLowerCase()}` : undefined;
+    const reading = plain && name !== undefined && !command.some((w) => w.dynamic) && (REDIS_READS.has(name) || (two !== undefined && REDIS_READS.has(two)));
+    if (!reading) {
+      this.reaches(`${label} talks to a Redis server`);
+      return;
+    }
+    this.connects(`${label} talks to a Redis server`);
+    const local = host === undefined || host === "localhost" || host === "127.0.0.1" || host === "::1";
+    this.remoteRead(local ? undefined : host, () => {});
+  }
+
+  /** `dig [@server] name [type] [+options]`: a lookup sends its names to the resolver and on to their servers. */
+  private runDig(label: string, args: readonly Word[], ctx: Context): void {
+    const names: string[] = [];
+    let plain = !ctx.remote;
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i];
+      const t = w.text;
+      if (w.dynamic) {
+        plain = false;
+        continue;
+      }
+      if (t.startsWith("+")) continue;
+      if (t.startsWith("@")) {
+        names.push(t.slice(1));
+        continue;
+      }
+      if (DIG_VALUES.has(t)) {
+        const value = args[++i];
+        if (!value || value.dynamic) plain = false;
+        else if (t === "-q" || t === "-x") names.push(value.text);
+        continue;
+      }
+      if (DIG_PLAIN.has(t)) continue;
+      // -f reads names from a file, -k and -y carry a key: not a plain lookup.
+      if (t.startsWith("-")) {
+        plain = false;
+        continue;
+      }
+      if (!DNS_WORDS.has(t.toUpperCase())) names.push(t);
+    }
+    if (!plain || names.length === 0) {
+      this.reaches(`${label} sends DNS queries`);
+      return;
+    }
+    this.connects(`${label} sends DNS queries`);
+    this.remoteRead(names[0], () => {});
+    for (const name of names.slice(1)) add(this.destinations, name.toLowerCase());
   }
 
   private runPython(label: string, args: readonly Word[], ctx: Context, base: string): void {
@@ -2139,6 +2294,110 @@ const RSYNC_VALUES = new Set([
   "--iconv",
 ]);
 const COPY_VALUES = new Set(["-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-Z", "--context", "--reference", "--target-directory", "-t"]);
+/** redis-cli flags that take a value; -h and -u name the server. */
+const REDIS_VALUES = new Set(["-h", "-p", "-n", "-u", "-a", "--user", "--pass", "--tls-server-name", "--sni"]);
+/** redis-cli flags that change nothing beyond the one request (no --eval, --pipe, --rdb, -x, -r). */
+const REDIS_PLAIN = new Set(["--tls", "--no-auth-warning", "--raw", "--no-raw", "--csv", "--json", "-c", "-e", "--verbose", "-3", "-2"]);
+/** Redis commands that only read (one word, or a command and its subcommand). */
+const REDIS_READS = new Set([
+  "info",
+  "ping",
+  "time",
+  "dbsize",
+  "lastsave",
+  "role",
+  "get",
+  "mget",
+  "exists",
+  "ttl",
+  "pttl",
+  "type",
+  "strlen",
+  "llen",
+  "lrange",
+  "lindex",
+  "hget",
+  "hmget",
+  "hgetall",
+  "hkeys",
+  "hlen",
+  "smembers",
+  "scard",
+  "sismember",
+  "zrange",
+  "zrangebyscore",
+  "zcard",
+  "zscore",
+  "scan",
+  "sscan",
+  "hscan",
+  "zscan",
+  "keys",
+  "xlen",
+  "xrange",
+  "xrevrange",
+  "slowlog get",
+  "slowlog len",
+  "config get",
+  "client list",
+  "client info",
+  "memory usage",
+  "memory stats",
+  "memory doctor",
+  "latency latest",
+  "latency history",
+  "latency doctor",
+  "cluster info",
+  "cluster nodes",
+  "object encoding",
+  "object freq",
+  "object idletime",
+]);
+
+/** dig options that take a value (-q and -x give a name to look up). */
+const DIG_VALUES = new Set(["-t", "-c", "-p", "-b", "-q", "-x"]);
+const DIG_PLAIN = new Set(["-4", "-6", "-u", "-m", "-r", "-i"]);
+/** Query types and classes: operands of dig that are not names. */
+const DNS_WORDS = new Set([
+  "A",
+  "AAAA",
+  "MX",
+  "TXT",
+  "NS",
+  "CNAME",
+  "SOA",
+  "PTR",
+  "SRV",
+  "CAA",
+  "ANY",
+  "DS",
+  "DNSKEY",
+  "NAPTR",
+  "HTTPS",
+  "SVCB",
+  "TLSA",
+  "SSHFP",
+  "SPF",
+  "AXFR",
+  "IXFR",
+  "IN",
+  "CH",
+  "HS",
+]);
+
+/** The host of a redis:// or rediss:// URI, or undefined when it is not one. */
+function redisUriHost(uri: string): string | undefined {
+  const m = /^rediss?:\/\/(?:[^@/]*@)?(\[[^\]]+\]|[^:/?#]+)/i.exec(uri);
+  return m ? m[1].replace(/^\[|\]$/g, "") : undefined;
+}
+
+/** ssh flags that change nothing beyond the one connection: no forwarding, proxy, jump host, config, control socket or log file. */
+const SSH_PLAIN = new Set(["-p", "-l", "-i", "-t", "-T", "-q", "-v", "-4", "-6", "-C", "-n", "-x", "-a", "-k", "-y", "-c", "-e", "-m"]);
+
+/** A path on another host that may hold keys or passwords (this host's own are checked by the path rules). */
+const REMOTE_SECRET =
+  /(^|\/)(\.ssh|\.aws|\.kube|\.gnupg|\.docker|\.config\/gh|\.password-store|private)(\/|$)|(^|\/)(\.netrc|\.git-credentials|\.npmrc|\.pypirc|\.pgpass|\.my\.cnf|\.env[^/]*|credentials[^/]*|secrets?[^/]*|[^/]*\.(pem|key|p12|pfx|kdbx)|id_(rsa|ed25519|ecdsa|dsa)[^/]*)$|^\/etc\/(shadow|gshadow|sudoers)|^\/proc\/[^/]*\/environ|^\/root(\/|$)|^~root/;
+
 const SSH_VALUES = new Set(["-b", "-B", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"]);
 const PIP_INSTALL_VALUES = new Set([
   "-i",

@@ -122,6 +122,8 @@ export const PROGRAM_HANDLERS = [
   "setvar",
   "compress",
   "git-config",
+  "redis",
+  "dig",
 ] as const;
 export type ProgramHandler = (typeof PROGRAM_HANDLERS)[number];
 
