@@ -244,7 +244,7 @@ export class SessionTaint {
       if (decision.outcome === "allow" && call.sessionKey && !this.resultHooksLive) this.notePendingResult(call.sessionKey, call.toolCallId, call.isSubagent);
     }
     if (decision.outcome !== "allow") return;
-    if (decision.inputTrust === "owner" && call.sessionKey && this.policy.tagging && this.policy.provenance.enabled) this.noteChosenValues(call, tool);
+    if (decision.inputTrust === "owner" && call.sessionKey && this.policy.tagging && this.policy.provenance.enabled) this.noteChosenValues(call, tool, facts);
     if (facts && facts.writes.length > 0 && this.policy.tagging) this.labelWrites(call, tool, decision, facts);
     const capabilities = decision.capabilities;
     if (capabilities.includes("message:send")) this.lowerTargetSession(call, tool, decision.inputTrust);
@@ -589,14 +589,16 @@ export class SessionTaint {
    * reply to the thread the session opened, a second ssh to the host it already used). Paths and
    * commands are left to their own rules; free text is never a value.
    */
-  private noteChosenValues(call: ToolCall, tool: ResolvedTool): void {
+  private noteChosenValues(call: ToolCall, tool: ResolvedTool, facts: CallFacts | undefined): void {
     const entry = this.policy.manifestFor(tool.name);
     if (!entry?.namesValues) return;
+    // A command's text counts when it reaches another host: the hosts and names in it were the
+    // owner's session's choice. A local command names nothing a later decision looks up by value.
+    const commandText = facts?.command?.view.network === true;
     const params = tool.via ? (call.params as { args?: unknown } | undefined)?.args : call.params;
     let text = "";
     for (const arg of entry.arguments) {
-      // A command's text too: the hosts and names in it were the owner's session's choice.
-      if (!NAMED_VALUE_ROLES.includes(arg.spec.role) && arg.spec.role !== "command") continue;
+      if (!NAMED_VALUE_ROLES.includes(arg.spec.role) && !(arg.spec.role === "command" && commandText)) continue;
       for (const value of valuesAt(params, arg.segments)) {
         if (typeof value === "string" && value.length <= MAX_CHOSEN_VALUE) text += `${value}\n`;
       }
