@@ -1213,6 +1213,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   // Read commands to a Redis server and DNS lookups change nothing; where they go is checked like a call's host.
   { names: ["redis-cli"], kind: "network", network: true, handler: "redis" },
   { names: ["dig"], kind: "network", network: true, handler: "dig" },
+  // Listing a bucket and reading an object's metadata change nothing; the bucket is where the request goes.
+  { names: ["aws"], kind: "network", network: true, handler: "aws", infoFlags: ["--version"] },
   { names: ["scp", "rsync", "sftp-put"], kind: "write", handler: "remote-copy" },
   {
     names: [
@@ -1246,7 +1248,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "sqlcmd",
       "helm",
       "k9s",
-      "aws",
       "gcloud",
       "az",
       "doctl",

@@ -724,6 +724,9 @@ class Walker {
       case "dig":
         this.runDig(label, args, ctx);
         return;
+      case "aws":
+        this.runAws(label, args, ctx);
+        return;
       case "shell":
         this.runShell(label, args, ctx);
         return;
@@ -1970,6 +1973,51 @@ class Walker {
     for (const name of names.slice(1)) add(this.destinations, name.toLowerCase());
   }
 
+  /**
+   * `aws s3 ls s3://bucket/...` and `aws s3api head-object|list-objects... --bucket B`: reads of an S3
+   * bucket, a remote read whose destination is the bucket (its owner can read the requests in its
+   * logs). Every other aws command reaches the network and may change things.
+   */
+  private runAws(label: string, args: readonly Word[], ctx: Context): void {
+    const words: string[] = [];
+    let plain = !ctx.remote;
+    let bucket: string | undefined;
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i];
+      if (w.dynamic) {
+        plain = false;
+        continue;
+      }
+      const t = w.text;
+      const eq = t.indexOf("=");
+      const flag = t.startsWith("--") && eq !== -1 ? t.slice(0, eq) : t;
+      const inline = t.startsWith("--") && eq !== -1 ? t.slice(eq + 1) : undefined;
+      if (AWS_VALUES.has(flag)) {
+        const value = inline ?? args[++i]?.text;
+        if (inline === undefined && (!args[i] || args[i].dynamic)) plain = false;
+        if (flag === "--bucket" && value !== undefined) bucket = value;
+        continue;
+      }
+      if (flag.startsWith("--")) {
+        if (!AWS_PLAIN.has(flag)) plain = false;
+        continue;
+      }
+      words.push(t);
+    }
+    const [service, operation, target] = words;
+    const s3Uri = target?.startsWith("s3://") ? target.slice(5).split("/")[0] : undefined;
+    const reading =
+      plain &&
+      ((service === "s3" && operation === "ls" && words.length <= 3 && s3Uri !== undefined && s3Uri !== "") ||
+        (service === "s3api" && operation !== undefined && AWS_S3API_READS.has(operation) && words.length === 2 && bucket !== undefined));
+    if (!reading) {
+      this.reaches(`${[label, ...words.slice(0, 2)].join(" ")} reaches the network`);
+      return;
+    }
+    this.connects(`${label} ${service} ${operation} reads an S3 bucket`);
+    this.remoteRead((s3Uri ?? bucket) as string, () => {});
+  }
+
   private runPython(label: string, args: readonly Word[], ctx: Context, base: string): void {
     for (let i = 0; i < args.length; i++) {
       const t = args[i].text;
@@ -2352,6 +2400,40 @@ const REDIS_READS = new Set([
   "object encoding",
   "object freq",
   "object idletime",
+]);
+
+/** aws options that take a value (global ones and the S3 read operations'). --endpoint-url names another server: not among them. */
+const AWS_VALUES = new Set([
+  "--region",
+  "--profile",
+  "--output",
+  "--query",
+  "--bucket",
+  "--key",
+  "--prefix",
+  "--delimiter",
+  "--max-items",
+  "--page-size",
+  "--starting-token",
+  "--max-keys",
+  "--version-id",
+  "--expected-bucket-owner",
+  "--color",
+]);
+/** aws options that change nothing: output shape, paging, the S3 listing's own switches. */
+const AWS_PLAIN = new Set(["--human-readable", "--summarize", "--recursive", "--no-paginate", "--no-cli-pager"]);
+/** s3api operations that only read a bucket or an object's metadata (get-object writes a file; not here). */
+const AWS_S3API_READS = new Set([
+  "head-object",
+  "head-bucket",
+  "list-objects",
+  "list-objects-v2",
+  "list-object-versions",
+  "get-bucket-location",
+  "get-bucket-versioning",
+  "get-bucket-lifecycle-configuration",
+  "get-bucket-encryption",
+  "get-object-tagging",
 ]);
 
 /** dig options that take a value (-q and -x give a name to look up). */

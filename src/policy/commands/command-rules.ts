@@ -124,6 +124,7 @@ export const PROGRAM_HANDLERS = [
   "git-config",
   "redis",
   "dig",
+  "aws",
 ] as const;
 export type ProgramHandler = (typeof PROGRAM_HANDLERS)[number];
 
