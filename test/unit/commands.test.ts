@@ -456,6 +456,7 @@ describe("classifyCommand: reading the cluster, the container daemon and GitHub 
       "ssh web-1 uptime > local.txt",
       "ssh web-1 uptime && rm notes.md",
       "redis-cli -h cache-1 flushall",
+      "redis-cli -h cache-1 config get requirepass",
       "redis-cli -h cache-1 --eval script.lua",
       "redis-cli -h cache-1 --rdb dump.rdb",
       "dig -f names.txt",

@@ -2346,7 +2346,7 @@ const COPY_VALUES = new Set(["-S", "--suffix", "-m", "--mode", "-o", "--owner", 
 const REDIS_VALUES = new Set(["-h", "-p", "-n", "-u", "-a", "--user", "--pass", "--tls-server-name", "--sni"]);
 /** redis-cli flags that change nothing beyond the one request (no --eval, --pipe, --rdb, -x, -r). */
 const REDIS_PLAIN = new Set(["--tls", "--no-auth-warning", "--raw", "--no-raw", "--csv", "--json", "-c", "-e", "--verbose", "-3", "-2"]);
-/** Redis commands that only read (one word, or a command and its subcommand). */
+/** Redis commands that only read (one word, or a command and its subcommand). CONFIG GET is not one: it prints requirepass. */
 const REDIS_READS = new Set([
   "info",
   "ping",
@@ -2386,7 +2386,6 @@ const REDIS_READS = new Set([
   "xrevrange",
   "slowlog get",
   "slowlog len",
-  "config get",
   "client list",
   "client info",
   "memory usage",
