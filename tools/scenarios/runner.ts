@@ -196,7 +196,7 @@ class ScenarioRun {
         return found.length >= ownCalls ? found : undefined;
       }, 15_000)) ?? auditLines(this.env).slice(before).filter(inSession);
     this.checkDecisions(turn.calls, decisions, `${where}`);
-    for (const call of turn.calls) this.checkFile(call, where);
+    for (const call of turn.calls) await this.checkFile(call, where);
     this.checkResults(turn.calls, `${where} turn`, where);
 
     for (const child of childrenOf(turn.calls)) {
@@ -208,7 +208,8 @@ class ScenarioRun {
           return found.length >= child.calls.length ? found : undefined;
         }, 90_000)) ?? [];
       this.checkDecisions(child.calls, childDecisions, `${where} child ${child.marker}`);
-      for (const call of child.calls) this.checkFile(call, `${where} child`);
+      // A sub-agent's decision is recorded before its tool runs, and its run goes on in the background.
+      for (const call of child.calls) await this.checkFile(call, `${where} child`, 15_000);
       const childKey = childDecisions[0]?.session as string | undefined;
       if (child.expectTrust && childKey) await this.checkTrust(childKey, child.expectTrust, `${where} child`);
       if (child.expectTrust && !childKey) this.fail(`${where} child ${child.marker}: no decision from the sub-agent was recorded`);
@@ -241,13 +242,16 @@ class ScenarioRun {
     });
   }
 
-  private checkFile(call: CallSpec, where: string): void {
+  /** Whether the call's file shows it ran; a call that should have run may be given `waitMs` to finish. */
+  private async checkFile(call: CallSpec, where: string, waitMs = 0): Promise<void> {
     if (!call.file) return;
     const ran = call.ran ?? call.expect !== "block";
     const path = join(this.env.workspaceDir, call.file);
-    const exists = existsSync(path);
     // With `contains`, the proof is the text the call writes (for files that exist anyway, like AGENTS.md).
-    const done = exists && (call.contains === undefined || readFileSync(path, "utf8").includes(call.contains));
+    const written = () => existsSync(path) && (call.contains === undefined || readFileSync(path, "utf8").includes(call.contains));
+    if (ran && waitMs > 0) await poll(() => (written() ? true : undefined), waitMs);
+    const exists = existsSync(path);
+    const done = written();
     if (done !== ran) {
       const state =
         call.contains === undefined
