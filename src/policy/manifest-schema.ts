@@ -144,6 +144,9 @@ export type ModeSpec = Static<typeof ModeSchema>;
  */
 export const NAMED_VALUE_ROLES: readonly ArgumentRole[] = ["recipient", "url", "host", "account", "id", "target-session"];
 
+/** Roles whose value says where a call acts (with a path it writes): a call that sets one is not a plain read (`readOnly` modes). */
+export const ACTING_ROLES: readonly ArgumentRole[] = ["url", "host", "recipient", "account", "amount", "command", "runtime", "target-session", "patch"];
+
 /** Roles whose value decides where a call acts: a provenance decision checks where each came from. */
 export const DECISION_ROLES: readonly ArgumentRole[] = ARGUMENT_ROLES.filter((role) => role !== "content");
 

@@ -1,7 +1,7 @@
 import type { TrustLevel } from "../taint/trust.ts";
 import { ENVIRONMENT, type CommandView } from "./commands/classify.ts";
 import { modeHolds, oneOf, patchPaths, valuesAt, type CompiledArgument, type CompiledMode } from "./arguments.ts";
-import type { RiskLevel } from "./manifest-schema.ts";
+import { ACTING_ROLES, type RiskLevel } from "./manifest-schema.ts";
 import type { PathRules, PathZone } from "./path-rules.ts";
 
 /**
@@ -180,14 +180,11 @@ export function callFacts(
   return { touches, modes: selectedModes(modes, params, agentId, env, args), reads, writes, ...(command ? { command } : {}) };
 }
 
-/** Roles whose value says where a call acts: a call that sets one is not a plain read. */
-const ACTING_ROLES: ReadonlySet<string> = new Set(["url", "host", "recipient", "account", "amount", "command", "runtime", "target-session", "patch"]);
-
 /** Whether a call sets an argument that names where it acts (a path it writes included). */
 function actsSomewhere(args: readonly CompiledArgument[], params: unknown): boolean {
   for (const arg of args) {
     const { role, access } = arg.spec;
-    if (!ACTING_ROLES.has(role) && !(role === "path" && access === "write")) continue;
+    if (!ACTING_ROLES.includes(role) && !(role === "path" && access === "write")) continue;
     if (arg.derived) continue;
     for (const v of valuesAt(params, arg.segments)) if (v !== undefined && v !== null && v !== false && v !== "") return true;
   }

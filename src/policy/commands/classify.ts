@@ -319,15 +319,6 @@ class Walker {
     this.notReadOnly(reason);
   }
 
-  /** The connection a remote read makes: it reaches the network, which the remote read accounts for. */
-  private connects(reason: string): void {
-    this.network = true;
-    this.readOnly = false;
-    add(this.why, reason);
-    const frame = this.frames[this.frames.length - 1];
-    if (frame) frame.readOnly = false;
-  }
-
   private paths(ctx: Context, path: string, base = ""): string[] {
     const p = joinPath(base, path);
     return ctx.cwds.map((cwd) => joinPath(cwd, p) || ".");
@@ -992,16 +983,22 @@ class Walker {
   }
 
   /**
-   * A read of another host's state (its connection already noted with `connects`): `body` walks what
-   * runs there. It is a remote read when nothing in it was other than read-only (the command may then
-   * be decided by where `destination` came from); otherwise the command is not read-only, as usual.
+   * A read of another host's state. `reasons` say how it connects (not read-only, but accounted for
+   * by the remote read); `body` walks what runs there. It is a remote read when nothing in the body
+   * was other than read-only, and the command may then be decided by where `destinations` came from;
+   * otherwise the command is not read-only, as usual.
    */
-  private remoteRead(destination: string | undefined, body: () => void): void {
+  private remoteRead(reasons: readonly string[], destinations: readonly string[], body?: () => void): void {
+    this.network = true;
+    this.readOnly = false;
+    for (const reason of reasons) add(this.why, reason);
+    const frame = this.frames[this.frames.length - 1];
+    if (frame) frame.readOnly = false;
     const outer = this.remoteActs;
     this.remoteActs = false;
     this.remoteDepth++;
     try {
-      body();
+      body?.();
     } finally {
       this.remoteDepth--;
     }
@@ -1012,10 +1009,9 @@ class Walker {
       return;
     }
     this.remoteReads++;
-    this.network = true;
     this.local = false;
     this.external = true;
-    if (destination) add(this.destinations, destination.toLowerCase());
+    for (const destination of destinations) add(this.destinations, destination.toLowerCase());
   }
 
   private runShell(label: string, args: readonly Word[], ctx: Context): void {
@@ -1885,9 +1881,11 @@ class Walker {
     const remote = args.slice(i + 1);
     // A command run on a host named as it stands, with no forwarding, proxy or other config: a remote read when it reads.
     if (plain && !ctx.remote && host && !host.dynamic && remote.length > 0) {
-      this.connects(`${label} connects to ${host.raw}`);
-      this.connects(`${label} runs ${remote[0].raw} on ${host.raw}`);
-      this.remoteRead(host.text.slice(host.text.lastIndexOf("@") + 1), () => this.runText(`${label} ${host.raw}`, remote, ctx, true));
+      this.remoteRead(
+        [`${label} connects to ${host.raw}`, `${label} runs ${remote[0].raw} on ${host.raw}`],
+        [host.text.slice(host.text.lastIndexOf("@") + 1)],
+        () => this.runText(`${label} ${host.raw}`, remote, ctx, true),
+      );
       return;
     }
     this.reaches(`${label} connects to ${host?.raw ?? "a host"}`);
@@ -1929,9 +1927,9 @@ class Walker {
       this.reaches(`${label} talks to a Redis server`);
       return;
     }
-    this.connects(`${label} talks to a Redis server`);
-    const local = host === undefined || host === "localhost" || host === "127.0.0.1" || host === "::1";
-    this.remoteRead(local ? undefined : host, () => {});
+    // The local server (no -h) is this host's own daemon: nothing to look up.
+    const local = !host || host === "localhost" || host === "127.0.0.1" || host === "::1";
+    this.remoteRead([`${label} talks to a Redis server`], local || !host ? [] : [host]);
   }
 
   /** `dig [@server] name [type] [+options]`: a lookup sends its names to the resolver and on to their servers. */
@@ -1968,9 +1966,7 @@ class Walker {
       this.reaches(`${label} sends DNS queries`);
       return;
     }
-    this.connects(`${label} sends DNS queries`);
-    this.remoteRead(names[0], () => {});
-    for (const name of names.slice(1)) add(this.destinations, name.toLowerCase());
+    this.remoteRead([`${label} sends DNS queries`], names);
   }
 
   /**
@@ -2014,8 +2010,7 @@ class Walker {
       this.reaches(`${[label, ...words.slice(0, 2)].join(" ")} reaches the network`);
       return;
     }
-    this.connects(`${label} ${service} ${operation} reads an S3 bucket`);
-    this.remoteRead((s3Uri ?? bucket) as string, () => {});
+    this.remoteRead([`${label} ${service} ${operation} reads an S3 bucket`], [s3Uri ?? bucket ?? ""]);
   }
 
   private runPython(label: string, args: readonly Word[], ctx: Context, base: string): void {
