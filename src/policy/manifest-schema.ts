@@ -160,6 +160,28 @@ export const DECISION_ROLES: readonly ArgumentRole[] = ARGUMENT_ROLES.filter((ro
 export const OUTPUT_SOURCES = ["declared", "paths", "command", "process"] as const;
 export type OutputSource = (typeof OUTPUT_SOURCES)[number];
 
+/**
+ * Identifiers in a lookup's result that name the owner's own things: the provider's ids, the owner's
+ * own accounts, the numbers and addresses on the owner's address-book cards. They count as input at
+ * the trust of the call that made the lookup (the one who chose it), up to `trust`; the rest of
+ * the result keeps the output's trust.
+ */
+export const SelectSchema = Type.Object(
+  {
+    at: Type.String({
+      pattern: ARGUMENT_PATH_PATTERN,
+      description:
+        "where the identifiers sit in the result's structured content (an MCP tool's structuredContent, a tool's details, or a result whose text is JSON): a dotted path like contacts.*.phones or a JSON pointer. Identifiers only: never free text (names, notes, bodies, subjects)",
+    }),
+    trust: trustLevelSchema({
+      description:
+        "the most these values can count as: the trust of the call that made the lookup, up to this (the provider's ids of things anyone can send the owner: verified; the owner's own accounts: owner)",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type SelectSpec = Static<typeof SelectSchema>;
+
 export const ProvenanceSchema = Type.Object(
   {
     decisions: Type.Optional(
@@ -173,6 +195,12 @@ export const ProvenanceSchema = Type.Object(
         OUTPUT_SOURCES.map((source) => Type.Literal(source)),
         { description: `how the output's trust is found: ${OUTPUT_SOURCES.join(", ")} (default declared)` },
       ),
+    ),
+    selects: Type.Optional(
+      Type.Array(SelectSchema, {
+        description:
+          "identifiers in the result that name the owner's own things (an address-book card's number, the provider's message or event id, the owner's own account): they count as input at the trust of the call that made the lookup, up to each entry's trust, so a lookup made at owner lets later calls use what it found",
+      }),
     ),
   },
   { additionalProperties: false, description: "how provenance decides this tool's calls and finds its output's trust (docs/provenance.md)" },

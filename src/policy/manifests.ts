@@ -3,9 +3,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { compileArguments, compileModes, type CompiledArgument, type CompiledMode } from "./arguments.ts";
+import { compileArgumentPath, compileArguments, compileModes, type CompiledArgument, type CompiledMode, type Segments } from "./arguments.ts";
 import { BUILTIN_CAPABILITIES, type CapabilityTable } from "./capabilities.ts";
 import { ManifestSchema, NAMED_VALUE_ROLES, type Manifest } from "./manifest-schema.ts";
+import type { TrustLevel } from "../taint/trust.ts";
 import { normalizeToolName } from "./tool-names.ts";
 import { describeErrors } from "../config/validation.ts";
 
@@ -21,6 +22,8 @@ export interface ManifestEntry {
   readonly modes: readonly CompiledMode[];
   /** Names an argument with a role in NAMED_VALUE_ROLES (a recipient, URL, host, account, id, target session) or a command. */
   readonly namesValues: boolean;
+  /** Where the result names the owner's own things (`provenance.selects`), compiled. */
+  readonly selects: readonly { readonly at: string; readonly segments: Segments; readonly trust: TrustLevel }[];
 }
 
 export interface BrokenManifest {
@@ -73,6 +76,7 @@ export function validateManifest(
         arguments: compileArguments(manifest.arguments),
         modes: compileModes(manifest.modes),
         namesValues: (manifest.arguments ?? []).some((a) => NAMED_VALUE_ROLES.includes(a.role) || a.role === "command"),
+        selects: (manifest.provenance?.selects ?? []).map((s) => ({ at: s.at, segments: compileArgumentPath(s.at), trust: s.trust })),
       },
     };
   }

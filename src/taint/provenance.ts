@@ -99,6 +99,22 @@ export class Provenance {
     return false;
   }
 
+  /**
+   * Notes identifiers a lookup found (`provenance.selects`) at the trust of whoever chose the lookup.
+   * Each is scanned on its own, so a short id or a bare number counts too.
+   */
+  noteSelected(state: SessionTrust, values: readonly string[], level: TrustLevel, source: ValueSource): void {
+    if (!this.settings.enabled || values.length === 0) return;
+    const index = this.store.valuesOf(state);
+    let changed = false;
+    for (const value of values) {
+      scanValues(value, (form) => {
+        if (index.add(this.hasher.hash(form), level, source)) changed = true;
+      });
+    }
+    if (changed) this.store.valuesChanged(state);
+  }
+
   /** The verdict of one argument value at the trust the call needs. */
   verdict(state: SessionTrust | undefined, arg: ArgumentValue, required: TrustLevel, agentId?: string): ArgumentVerdict {
     const shown = shorten(redactString(arg.raw));
@@ -267,4 +283,36 @@ export function textOf(content: unknown, limit: number): string {
     if (parts.length === 0) walk(record.details, undefined, 0);
   } else walk(content, undefined, 0);
   return parts.join("\n");
+}
+
+/**
+ * The structured records a tool result carries, where `provenance.selects` looks: an MCP tool's
+ * `structuredContent`, the tool's own details, a text part that is a JSON document (up to `limit`
+ * characters), or the result itself when it is a plain object.
+ */
+export function resultRecords(content: unknown, limit: number): unknown[] {
+  if (!content || typeof content !== "object") return typeof content === "string" ? parsedJson(content, limit) : [];
+  const record = content as { content?: unknown; details?: unknown };
+  if (!Array.isArray(record.content)) return [content];
+  const out: unknown[] = [];
+  const details = record.details as { structuredContent?: unknown } | undefined;
+  if (details && typeof details === "object") {
+    if (details.structuredContent && typeof details.structuredContent === "object") out.push(details.structuredContent);
+    out.push(details);
+  }
+  for (const part of record.content) {
+    const text = (part as { type?: unknown; text?: unknown } | undefined)?.text;
+    if (typeof text === "string") out.push(...parsedJson(text.startsWith("structuredContent:\n") ? text.slice(19) : text, limit));
+  }
+  return out;
+}
+
+function parsedJson(text: string, limit: number): unknown[] {
+  const t = text.trimStart();
+  if (t.length > limit || (t[0] !== "{" && t[0] !== "[")) return [];
+  try {
+    return [JSON.parse(t)];
+  } catch {
+    return [];
+  }
 }

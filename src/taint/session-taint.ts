@@ -12,7 +12,7 @@ import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts
 import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
 import type { CallFacts } from "../policy/touches.ts";
 import { FileLabels } from "./file-labels.ts";
-import { Provenance, type ArgumentValue, type ArgumentVerdict } from "./provenance.ts";
+import { Provenance, resultRecords, type ArgumentValue, type ArgumentVerdict } from "./provenance.ts";
 import { GATEWAY_CHANNEL, RequesterLog, type RequesterBasis, type RequesterTrust } from "./requester.ts";
 import type { FileLabel } from "./file-labels.ts";
 
@@ -107,6 +107,9 @@ export function trustAtCall(view: SessionView, enforced: boolean): TrustLevel {
 
 const MAX_CHOSEN_VALUE = 2048;
 const CHOSEN_LABEL = "a call this session made at owner trust";
+/** A selected identifier longer than this is not an identifier; a lookup adds at most MAX_SELECTED. */
+const MAX_SELECTED_VALUE = 320;
+const MAX_SELECTED = 2000;
 
 export class SessionTaint {
   readonly store: SessionStore;
@@ -613,6 +616,40 @@ export class SessionTaint {
     });
   }
 
+  /**
+   * A lookup names the owner's own things (`provenance.selects`): the contact the owner asked
+   * for, the event to accept. Whoever chose the lookup chose among them, so those identifiers count
+   * at the trust the call was made at, up to what the manifest allows; the rest of the result
+   * keeps the output's trust. A lookup made below that trust adds nothing.
+   */
+  private noteSelection(state: SessionTrust, result: ToolResult, output: TrustLevel, toolName: string, memo: CallMemo): void {
+    const entry = this.policy.manifestFor(toolName);
+    if (!entry || entry.selects.length === 0 || memo.decision.outcome !== "allow") return;
+    const chooser = memo.decision.inputTrust;
+    let records: unknown[] | undefined;
+    const byLevel = new Map<TrustLevel, string[]>();
+    for (const select of entry.selects) {
+      const level = minTrust(chooser, select.trust);
+      if (trustRank(level) <= trustRank(output)) continue;
+      records ??= resultRecords(result.content, this.policy.provenance.scanBytes);
+      const values = byLevel.get(level) ?? [];
+      for (const record of records) {
+        for (const value of valuesAt(record, select.segments)) {
+          if ((typeof value === "string" && value.length > 0 && value.length <= MAX_SELECTED_VALUE) || typeof value === "number") values.push(String(value));
+        }
+      }
+      byLevel.set(level, values.slice(0, MAX_SELECTED));
+    }
+    for (const [level, values] of byLevel) {
+      this.provenance.noteSelected(state, values, level, {
+        level,
+        label: `the result of ${toolName}, a lookup made at ${chooser}`,
+        tool: toolName,
+        ...(result.toolCallId ? { callId: result.toolCallId } : {}),
+      });
+    }
+  }
+
   /** A command left running: remember what its output is, for the polls that read it later. */
   private noteBackground(result: ToolResult, level: TrustLevel, memo: CallMemo | undefined): void {
     const runId = result.sessionKey ? runningId(result.content) : undefined;
@@ -703,6 +740,7 @@ export class SessionTaint {
         { level: observed.level, label: resultLabel(observed.tool), tool: observed.tool, ...(result.toolCallId ? { callId: result.toolCallId } : {}) },
         observed.dir,
       );
+      if (memo && !trivial) this.noteSelection(state, result, observed.level, observed.tool, memo);
       // An empty or trivially small result (an exit status, "ok") cannot carry an instruction.
       if (trivial) {
         this.lowerRewrittenTarget(result);

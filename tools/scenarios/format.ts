@@ -116,6 +116,9 @@ export const ScenarioSchema = Type.Object(
     ),
     clawos: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "the ClawOS config (plugins.entries.clawos.config)" })),
     pageText: Type.Optional(Type.String({ description: "what the fixture tool fetch_page returns" })),
+    contacts: Type.Optional(
+      Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: "the address-book cards the fixture tool lookup_contacts searches" }),
+    ),
     steps: Type.Array(StepSchema, { minItems: 1 }),
   },
   { additionalProperties: false },

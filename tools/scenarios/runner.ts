@@ -372,7 +372,7 @@ export async function runScenarioFiles(files: string[], options: RunOptions = {}
         const errorsBefore = group.gateway ? env.pluginErrors(["clawos"]).length : 0;
         const run = new ScenarioRun(scenario, env, model);
         try {
-          const pageConfig = scenario.pageText ? { pageText: scenario.pageText } : {};
+          const pageConfig = { ...(scenario.pageText ? { pageText: scenario.pageText } : {}), ...(scenario.contacts ? { contacts: scenario.contacts } : {}) };
           if (group.gateway) {
             await applyPluginConfig(env, "taint-tools", pageConfig);
             await applyClawosConfig(env, blocksUnlessAsked((scenario.clawos ?? {}) as Record<string, unknown>));
