@@ -196,6 +196,12 @@ export const ProvenanceSchema = Type.Object(
         { description: `how the output's trust is found: ${OUTPUT_SOURCES.join(", ")} (default declared)` },
       ),
     ),
+    chosenBy: Type.Optional(
+      Type.Array(Type.String({ pattern: ARGUMENT_PATH_PATTERN, description: "a dotted path or JSON pointer into the params" }), {
+        description:
+          "the arguments that say what a lookup looks for (its query): when every value in them came from input at trust T, the lookup counts as made at T for selects, even after the session dropped (the owner's \"tell Jamie\" makes a search for Jamie the owner's)",
+      }),
+    ),
     selects: Type.Optional(
       Type.Array(SelectSchema, {
         description:

@@ -24,6 +24,8 @@ export interface ManifestEntry {
   readonly namesValues: boolean;
   /** Where the result names the owner's own things (`provenance.selects`), compiled. */
   readonly selects: readonly { readonly at: string; readonly segments: Segments; readonly trust: TrustLevel }[];
+  /** The arguments that say what the lookup looks for (`provenance.chosenBy`), compiled. */
+  readonly chosenBy: readonly Segments[];
 }
 
 export interface BrokenManifest {
@@ -77,6 +79,7 @@ export function validateManifest(
         modes: compileModes(manifest.modes),
         namesValues: (manifest.arguments ?? []).some((a) => NAMED_VALUE_ROLES.includes(a.role) || a.role === "command"),
         selects: (manifest.provenance?.selects ?? []).map((s) => ({ at: s.at, segments: compileArgumentPath(s.at), trust: s.trust })),
+        chosenBy: (manifest.provenance?.chosenBy ?? []).map(compileArgumentPath),
       },
     };
   }

@@ -115,6 +115,11 @@ export class Provenance {
     if (changed) this.store.valuesChanged(state);
   }
 
+  /** The highest trust of an input a value was seen in, read as an argument value is; undefined if never seen. */
+  levelOf(state: SessionTrust, raw: string): TrustLevel | undefined {
+    return state.values ? this.lookup(state, { argument: "", role: "id", raw })?.level : undefined;
+  }
+
   /** The verdict of one argument value at the trust the call needs. */
   verdict(state: SessionTrust | undefined, arg: ArgumentValue, required: TrustLevel, agentId?: string): ArgumentVerdict {
     const shown = shorten(redactString(arg.raw));

@@ -15,6 +15,7 @@ import { FileLabels } from "./file-labels.ts";
 import { Provenance, resultRecords, type ArgumentValue, type ArgumentVerdict } from "./provenance.ts";
 import { GATEWAY_CHANNEL, RequesterLog, type RequesterBasis, type RequesterTrust } from "./requester.ts";
 import type { FileLabel } from "./file-labels.ts";
+import type { ManifestEntry } from "../policy/manifests.ts";
 
 /**
  * L1: everything a session's trust depends on, and nothing else. The requesters of its turns, the
@@ -625,7 +626,7 @@ export class SessionTaint {
   private noteSelection(state: SessionTrust, result: ToolResult, output: TrustLevel, toolName: string, memo: CallMemo): void {
     const entry = this.policy.manifestFor(toolName);
     if (!entry || entry.selects.length === 0 || memo.decision.outcome !== "allow") return;
-    const chooser = memo.decision.inputTrust;
+    const chooser = this.lookupChooser(state, result, entry, memo);
     let records: unknown[] | undefined;
     const byLevel = new Map<TrustLevel, string[]>();
     for (const select of entry.selects) {
@@ -648,6 +649,29 @@ export class SessionTaint {
         ...(result.toolCallId ? { callId: result.toolCallId } : {}),
       });
     }
+  }
+
+  /**
+   * Who chose a lookup: the session's trust when it was made, or the trust its query came from
+   * (`provenance.chosenBy`) when every value of it was seen at that trust: a search for the name
+   * the owner gave is the owner's search, whatever the session read before.
+   */
+  private lookupChooser(state: SessionTrust, result: ToolResult, entry: ManifestEntry, memo: CallMemo): TrustLevel {
+    const made = memo.decision.inputTrust;
+    if (entry.chosenBy.length === 0 || made === "owner") return made;
+    // The outer tool_call's result has { id, args }; the inner call's result has the plain arguments.
+    const outer = memo.tool.via !== undefined && normalizeToolName(result.toolName).name === memo.tool.via;
+    const params = outer ? (result.params as { args?: unknown } | undefined)?.args : result.params;
+    let query: TrustLevel | undefined;
+    for (const segments of entry.chosenBy) {
+      for (const value of valuesAt(params, segments)) {
+        if (typeof value !== "string" && typeof value !== "number") return made;
+        const level = this.provenance.levelOf(state, String(value));
+        if (!level) return made;
+        query = query ? minTrust(query, level) : level;
+      }
+    }
+    return query && trustRank(query) > trustRank(made) ? query : made;
   }
 
   /** A command left running: remember what its output is, for the polls that read it later. */
