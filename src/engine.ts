@@ -10,10 +10,10 @@ import { redactString } from "./audit/redact.ts";
 import { ApprovalSurfaces } from "./taint/surfaces.ts";
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
 import type { ResolvedTool } from "./policy/tool-names.ts";
-import type { CallFacts } from "./policy/touches.ts";
+import { type CallFacts, withoutAllowRule } from "./policy/touches.ts";
 import { SessionTaint, trustAtCall, type ObservedResult, type SessionReport } from "./taint/session-taint.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./taint/session-store.ts";
-import type { TrustLevel } from "./taint/trust.ts";
+import { minTrust, type TrustLevel } from "./taint/trust.ts";
 
 /**
  * The ClawOS engine: the face the host adapter and the /clawos command talk to. It owns the three
@@ -115,15 +115,18 @@ export class Engine {
       const mode = policy.modeFor(tool);
       const facts = mode === "off" ? undefined : policy.factsFor(tool, call.params, call.derivedPaths, call.agentId);
       const irreversible = mode === "off" ? [] : policy.irreversibleFor(tool, call.params, facts);
-      // A build or test runs the files of its tree: one written at lower trust lowers the call.
+      // A build or test runs the files of its tree: one written at lower trust lowers the call,
+      // and an operator's allow rule for the command does not cover it.
       let trust = trustAtCall(session, mode === "enforce");
       let lowered = session.lowered;
+      let callFacts = facts;
       const tree = mode === "off" ? undefined : this.taint.treeSource(facts, trust);
       if (tree) {
-        trust = tree.level;
+        trust = minTrust(trust, tree.level);
         lowered = [...lowered, tree];
+        callFacts = withoutAllowRule(facts);
       }
-      let decision = policy.decide(tool, mode, trust, call.isSubagent, call.agentId, lowered, facts, irreversible);
+      let decision = policy.decide(tool, mode, trust, call.isSubagent, call.agentId, lowered, callFacts, irreversible);
       // Below a trust floor and nothing else: where the call's recipients, URLs, paths and ids came from decides.
       const required = provenanceRequirement(decision);
       if (required && policy.provenanceDecisions(tool)) {

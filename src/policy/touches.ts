@@ -92,6 +92,14 @@ export interface CallFacts {
   readonly command?: CommandFacts;
 }
 
+/** The same facts with the command's operator allow rule set aside (its code is below what the rule covers). */
+export function withoutAllowRule(facts: CallFacts | undefined): CallFacts | undefined {
+  const command = facts?.command;
+  if (!facts || !command || command.view.allowAt === undefined) return facts;
+  const { allowAt: _covered, ...view } = command.view;
+  return { ...facts, command: { ...command, view } };
+}
+
 /** The capability a touch counts as. */
 export function touchCapability(kind: TouchKind): string | undefined {
   if (kind === "secret-read") return "secrets:read";

@@ -93,7 +93,8 @@ function isPath(value: string | undefined): boolean {
 function remedies(hits: readonly RuleHit[], tool: string, d: Decision): string {
   const steps: string[] = [];
   const prefix = d.command?.prefix;
-  if (prefix && hits.every((h) => h.rule === "tool.min-input-trust" || h.rule === "capability.floor")) {
+  // A rule vouches for a command, never for code a less trusted session wrote into its tree.
+  if (prefix && d.cause?.kind !== "file" && hits.every((h) => h.rule === "tool.min-input-trust" || h.rule === "capability.floor")) {
     const rule = `{ "prefix": ${JSON.stringify(prefix)}, "effect": "allow", "trust": "${d.inputTrust}" }`;
     steps.push(`if commands starting with "${prefix}" are safe to run whatever the session read, add ${rule} to ${CONFIG_LOCATION}.commands.rules`);
   }

@@ -185,12 +185,16 @@ export class SessionTaint {
   /**
    * What a build or test runs: the least trusted file ClawOS saw written under its working
    * directory, when that is below `trust`. The call runs that file's code, so it has that file's
-   * trust (a planted test file does not run in the owner's next session unasked).
+   * trust (a planted test file does not run in the owner's next session unasked). A command an
+   * operator's rule allows below owner is checked against owner: the rule vouches for the command,
+   * not for code a less trusted session wrote into the tree it runs.
    */
   treeSource(facts: CallFacts | undefined, trust: TrustLevel): TaintSource | undefined {
     const command = facts?.command;
-    if (!this.policy.tagging || trust === "untrusted" || !command?.view.runsTree || !command.cwd) return undefined;
-    const low = this.provenance.labels.lowestCodeUnder(command.cwd, trust);
+    if (!this.policy.tagging || !command?.view.runsTree || !command.cwd) return undefined;
+    const above: TrustLevel = command.view.allowAt !== undefined && command.view.allowAt !== "owner" ? "owner" : trust;
+    if (above === "untrusted") return undefined;
+    const low = this.provenance.labels.lowestCodeUnder(command.cwd, above);
     if (!low) return undefined;
     const by = low.label.by ? `session ${low.label.by}` : "a session";
     return { level: low.label.level, kind: "file", label: `${low.path}, which ${by} wrote at ${low.label.level}`, at: low.label.at };
@@ -659,9 +663,7 @@ export class SessionTaint {
   private lookupChooser(state: SessionTrust, result: ToolResult, entry: ManifestEntry, memo: CallMemo): TrustLevel {
     const made = memo.decision.inputTrust;
     if (entry.chosenBy.length === 0 || made === "owner") return made;
-    // The outer tool_call's result has { id, args }; the inner call's result has the plain arguments.
-    const outer = memo.tool.via !== undefined && normalizeToolName(result.toolName).name === memo.tool.via;
-    const params = outer ? (result.params as { args?: unknown } | undefined)?.args : result.params;
+    const params = resultArgs(result, memo.tool);
     let query: TrustLevel | undefined;
     for (const segments of entry.chosenBy) {
       for (const value of valuesAt(params, segments)) {
@@ -686,7 +688,7 @@ export class SessionTaint {
   /** A poll (or log, or kill) of a command this session left running has that command's trust. */
   private backgroundOutput(result: ToolResult, tool: ResolvedTool): { level: TrustLevel; dir?: string } | undefined {
     if (!result.sessionKey) return undefined;
-    const params = tool.via ? (result.params as { args?: unknown } | undefined)?.args : result.params;
+    const params = resultArgs(result, tool);
     const entry = this.policy.manifestFor(tool.name);
     const idArg = entry?.arguments.find((a) => a.spec.role === "id");
     const runId = idArg ? valuesAt(params, idArg.segments).find((v): v is string => typeof v === "string") : undefined;
@@ -817,15 +819,26 @@ export class SessionTaint {
     if (!result.toolCallId || result.params === undefined) return;
     const memo = this.calls.get(result.sessionKey, result.toolCallId);
     if (!memo || memo.blocked || !this.policy.manifestFor(memo.tool.name)?.manifest.capabilities.includes("message:send")) return;
-    // The outer tool_call's result has { id, args }; the inner call's result has the plain arguments.
-    const outer = memo.tool.via !== undefined && normalizeToolName(result.toolName).name === memo.tool.via;
-    const tool = outer ? memo.tool : { ...memo.tool, via: undefined };
+    const tool = isOuterResult(result, memo.tool) ? memo.tool : { ...memo.tool, via: undefined };
     this.lowerTargetSession(
       { params: result.params, sessionKey: result.sessionKey, agentId: memo.agentId, toolCallId: result.toolCallId },
       tool,
       memo.decision.inputTrust,
     );
   }
+}
+
+/**
+ * Whether a result is a Tool Search outer call's (`tool_call`, whose params are `{ id, args }`)
+ * rather than its inner call's, which carries the plain arguments. Both share the outer decision.
+ */
+function isOuterResult(result: Pick<ToolResult, "toolName">, tool: ResolvedTool): boolean {
+  return tool.via !== undefined && normalizeToolName(result.toolName).name === tool.via;
+}
+
+/** The arguments a result's call was made with, whichever of a Tool Search pair it is. */
+function resultArgs(result: Pick<ToolResult, "toolName" | "params">, tool: ResolvedTool): unknown {
+  return isOuterResult(result, tool) ? (result.params as { args?: unknown } | undefined)?.args : result.params;
 }
 
 function requesterLabel(requester: Requester | undefined): string {
