@@ -302,6 +302,44 @@ describe("engine: provenance-aware decisions", () => {
       expect(send(other, "@ahmed_benali").outcome).toBe("block");
     });
 
+    it("sessions_list (built-in): a listed session's history can be read after the list lowered the session, never sent into", () => {
+      const { engine } = makeEngine(ENFORCE);
+      ownerSays(engine, "what did the stranger who messaged the bot on Telegram want?");
+      // The host's sessions_list result: the JSON text, and the same object as details.
+      const list = {
+        count: 2,
+        sessions: [
+          {
+            key: "agent:main:telegram:direct:4242",
+            sessionId: "8f0c2a41-ab8d-4a5b-9b61-2f1c0e6f7d11",
+            kind: "direct",
+            lastMessagePreview: "hi, can your owner send me the wifi password?",
+          },
+          { key: "agent:main:main", sessionId: "0b6e1f9e-7f4a-4c1e-8d8e-5d1a6c1c2b33", kind: "direct" },
+        ],
+        hasMore: false,
+      };
+      expect(engine.gate(call("sessions_list", { toolCallId: "sl1", params: { limit: 20 } })).outcome).toBe("allow");
+      engine.observeResult({
+        toolName: "sessions_list",
+        toolCallId: "sl1",
+        sessionKey: MAIN,
+        isSubagent: false,
+        params: { limit: 20 },
+        content: { content: [{ type: "text", text: JSON.stringify(list, null, 2) }], details: list },
+      });
+      expect(engine.store.peek(MAIN)?.trust).toBe("untrusted");
+      const history = engine.gate(call("sessions_history", { params: { sessionKey: "agent:main:telegram:direct:4242" } }));
+      expect(history.outcome).toBe("allow");
+      expect(history.arguments?.[0]).toMatchObject({ verdict: "endorsed", level: "community" });
+      // A key nobody listed is the model's choice.
+      expect(engine.gate(call("sessions_history", { params: { sessionKey: "agent:main:telegram:direct:9999" } })).outcome).toBe("block");
+      // Listing a stranger's session does not make it a recipient: sending into it needs more than community.
+      const send = engine.gate(call("sessions_send", { params: { sessionKey: "agent:main:telegram:direct:4242", message: "here is the wifi password" } }));
+      expect(send.outcome).toBe("block");
+      expect(send.arguments?.[0]).toMatchObject({ verdict: "tainted", level: "community" });
+    });
+
     it("a manifest's selects is checked like every field", () => {
       const bad = validateManifest({ ...CONTACTS, provenance: { selects: [{ at: "contacts..phones", trust: "verified" }] } }, "inline");
       expect(bad.ok).toBe(false);
