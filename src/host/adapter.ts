@@ -172,7 +172,9 @@ function observePersist(
     // Host-made results (an interrupted call's placeholder) carry nothing from the tool. A blocked
     // call is recognised from ClawOS's own decision, never from details a tool could have written.
     synthetic: event?.isSynthetic === true,
-    ...(message && typeof message === "object" && message.content !== undefined ? { content: { content: message.content } } : {}),
+    ...(message && typeof message === "object" && message.content !== undefined
+      ? { content: { content: message.content, ...(message.details && typeof message.details === "object" ? { details: message.details } : {}) } }
+      : {}),
   });
   if (!observed || !message || typeof message !== "object") return undefined;
   const details = message.details && typeof message.details === "object" ? (message.details as Record<string, unknown>) : {};

@@ -14,6 +14,8 @@ export interface CallMemo {
   readonly facts?: CallFacts;
   /** Its result's values were read (after_tool_call and tool_result_persist both carry it). */
   indexed?: boolean;
+  /** Its lookup's `selects` fields still wait for a result that carries them (one hook may pass only text). */
+  selectPending?: boolean;
 }
 
 /**

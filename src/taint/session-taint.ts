@@ -637,6 +637,7 @@ export class SessionTaint {
       const level = minTrust(chooser, select.trust);
       if (trustRank(level) <= trustRank(output)) continue;
       records ??= resultRecords(result.content, this.policy.provenance.scanBytes);
+      memo.selectPending = records.length === 0;
       const values = byLevel.get(level) ?? [];
       for (const record of records) {
         for (const value of valuesAt(record, select.segments)) {
@@ -756,7 +757,12 @@ export class SessionTaint {
     if (result.content !== undefined && !observed.auditOnly) {
       const memo = observed.memo;
       // after_tool_call and tool_result_persist both carry the result: its values are read once.
-      if (memo?.indexed) return { level: observed.level, tool: observed.tool, auditOnly: false, sessionTrust: this.store.peek(result.sessionKey)?.trust };
+      if (memo?.indexed) {
+        // The first hook's copy may have lacked the structured fields a lookup selects (a persisted
+        // transcript entry's text can be cut short): the second copy is read for them alone.
+        if (memo.selectPending) this.noteSelection(this.store.get(result.sessionKey, initial), result, observed.level, observed.tool, memo);
+        return { level: observed.level, tool: observed.tool, auditOnly: false, sessionTrust: this.store.peek(result.sessionKey)?.trust };
+      }
       if (memo) memo.indexed = true;
       const state = this.store.get(result.sessionKey, initial);
       const trivial = this.provenance.noteContent(

@@ -340,6 +340,21 @@ describe("engine: provenance-aware decisions", () => {
       expect(send.arguments?.[0]).toMatchObject({ verdict: "tainted", level: "community" });
     });
 
+    it("a lookup's fields are read from the hook that carries them: a first copy cut short does not lose them", () => {
+      const { engine } = makeEngine(ENFORCE);
+      ownerSays(engine, "what did the support session say?");
+      const list = { count: 1, sessions: [{ key: "agent:main:telegram:direct:4242", sessionId: "8f0c2a41", lastMessagePreview: "ticket resolved" }] };
+      const full = JSON.stringify(list, null, 2);
+      engine.gate(call("sessions_list", { toolCallId: "sl2", params: {} }));
+      // tool_result_persist first, with the transcript's text cut short and no details...
+      const base = { toolName: "sessions_list", toolCallId: "sl2", sessionKey: MAIN, isSubagent: false, params: {} };
+      engine.observeResult({ ...base, content: { content: [{ type: "text", text: `${full.slice(0, 60)}\n…(truncated)` }] } });
+      expect(engine.gate(call("sessions_history", { params: { sessionKey: "agent:main:telegram:direct:4242" } })).outcome).toBe("block");
+      // ...then after_tool_call with the whole result: its selected fields are read.
+      engine.observeResult({ ...base, content: { content: [{ type: "text", text: full }], details: list } });
+      expect(engine.gate(call("sessions_history", { params: { sessionKey: "agent:main:telegram:direct:4242" } })).outcome).toBe("allow");
+    });
+
     it("a manifest's selects is checked like every field", () => {
       const bad = validateManifest({ ...CONTACTS, provenance: { selects: [{ at: "contacts..phones", trust: "verified" }] } }, "inline");
       expect(bad.ok).toBe(false);
