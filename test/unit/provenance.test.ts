@@ -240,6 +240,8 @@ describe("engine: provenance-aware decisions", () => {
       engine.observeResult({ toolName: "contacts__search_contacts", toolCallId: id, sessionKey: MAIN, isSubagent: false, params: { query: "Ahmed" }, content });
       return decision;
     };
+    /** The verdict on a value the owner's own lookup found: endorsed, at the manifest's cap. */
+    const FOUND_AT_OWNER = { verdict: "endorsed", level: "verified", source: "the result of contacts__search_contacts, a lookup made at owner" };
     const send = (engine: Engine, target: string) =>
       engine.gate(call("message", { params: { action: "send", channel: "telegram", target, message: "still on for Saturday" } }));
 
@@ -251,11 +253,7 @@ describe("engine: provenance-aware decisions", () => {
       expect(engine.store.peek(MAIN)?.trust).toBe("untrusted");
       const handle = send(engine, "@ahmed_benali");
       expect(handle.outcome).toBe("allow");
-      expect(handle.arguments?.[0]).toMatchObject({
-        verdict: "endorsed",
-        level: "verified",
-        source: "the result of contacts__search_contacts, a lookup made at owner",
-      });
+      expect(handle.arguments?.[0]).toMatchObject(FOUND_AT_OWNER);
       expect(send(engine, "+31644102288").outcome).toBe("allow");
       // The number in the card's notes is the result's free text: it stays untrusted.
       const notes = send(engine, "+14155550199");
@@ -289,11 +287,7 @@ describe("engine: provenance-aware decisions", () => {
       lookup(engine, "l1", { content: [{ type: "text", text: JSON.stringify(card) }] });
       const owners = send(engine, "@ahmed_benali");
       expect(owners.outcome).toBe("allow");
-      expect(owners.arguments?.[0]).toMatchObject({
-        verdict: "endorsed",
-        level: "verified",
-        source: "the result of contacts__search_contacts, a lookup made at owner",
-      });
+      expect(owners.arguments?.[0]).toMatchObject(FOUND_AT_OWNER);
       // The same card found by a search for a name only the page gave endorses nothing.
       const other = makeEngine({ ...ENFORCE, manifests: [CHOSEN] }).engine;
       ownerSays(other, "Tell my partner what time I'll be home tonight");
