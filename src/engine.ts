@@ -10,7 +10,7 @@ import { redactString } from "./audit/redact.ts";
 import { ApprovalSurfaces } from "./taint/surfaces.ts";
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
 import type { ResolvedTool } from "./policy/tool-names.ts";
-import { type CallFacts, withoutAllowRule } from "./policy/touches.ts";
+import { type CallFacts, forRequester, withoutAllowRule } from "./policy/touches.ts";
 import { SessionTaint, trustAtCall, type ObservedResult, type SessionReport } from "./taint/session-taint.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./taint/session-store.ts";
 import { minTrust, type TrustLevel } from "./taint/trust.ts";
@@ -113,7 +113,9 @@ export class Engine {
       if (bridged) return bridged;
       const session = this.taint.beforeCall(call);
       const mode = policy.modeFor(tool);
-      const facts = mode === "off" ? undefined : policy.factsFor(tool, call.params, call.derivedPaths, call.agentId);
+      let facts = mode === "off" ? undefined : policy.factsFor(tool, call.params, call.derivedPaths, call.agentId);
+      // A read whose result reaches the requester in the reply holds only for a requester trusted enough.
+      if (facts?.modes[0]?.requester) facts = forRequester(facts, this.taint.requesterTrust(call.requester));
       const irreversible = mode === "off" ? [] : policy.irreversibleFor(tool, call.params, facts);
       // A build or test runs the files of its tree: one written at lower trust lowers the call,
       // and an operator's allow rule for the command does not cover it.

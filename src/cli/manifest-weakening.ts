@@ -56,8 +56,13 @@ export function manifestChanges(builtin: Manifest, operator: Manifest): { change
   const modes = adding(builtin.modes) - adding(operator.modes);
   if (modes > 0) changes.push(`declares ${modes} fewer mode${modes === 1 ? "" : "s"} (more powerful uses of the tool are not told apart)`);
   const readName = (m: NonNullable<Manifest["modes"]>[number]) => `${m.when.argument ?? ""}=${(m.when.equals ?? []).join("|")}`;
-  const builtinReads = new Set((builtin.modes ?? []).filter((m) => m.readOnly).map(readName));
-  const newReads = (operator.modes ?? []).filter((m) => m.readOnly && !builtinReads.has(readName(m)));
+  // A read-only mode is the built-in one only with the same actions, a requester at least as trusted and no more `reads`.
+  const builtinReads = (builtin.modes ?? []).filter((m) => m.readOnly);
+  const sameRead = (b: NonNullable<Manifest["modes"]>[number], o: NonNullable<Manifest["modes"]>[number]) =>
+    readName(b) === readName(o) &&
+    trustRank(o.requester ?? "untrusted") >= trustRank(b.requester ?? "untrusted") &&
+    (o.reads ?? []).every((at) => (b.reads ?? []).includes(at));
+  const newReads = (operator.modes ?? []).filter((m) => m.readOnly && !builtinReads.some((b) => sameRead(b, m)));
   if (newReads.length) {
     changes.push(`decides ${newReads.map((m) => m.name).join(", ")} as read-only (such calls skip the tool's own trust requirement)`);
   }

@@ -62,6 +62,8 @@ export interface CompiledMode {
   readonly spec: ModeSpec;
   readonly segments?: Segments;
   readonly alsoSegments?: Segments;
+  /** A read-only mode's arguments that name what it reads (they do not count as acting). */
+  readonly reads?: ReadonlySet<string>;
 }
 
 export function compileArguments(specs: readonly ArgumentSpec[] | undefined): CompiledArgument[] {
@@ -73,6 +75,7 @@ export function compileModes(specs: readonly ModeSpec[] | undefined): CompiledMo
     spec,
     segments: spec.when.argument ? compileArgumentPath(spec.when.argument) : undefined,
     alsoSegments: spec.when.alsoArgument ? compileArgumentPath(spec.when.alsoArgument) : undefined,
+    ...(spec.reads?.length ? { reads: new Set(spec.reads) } : {}),
   }));
 }
 

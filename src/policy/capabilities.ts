@@ -23,6 +23,7 @@ export const CAPABILITIES = Object.freeze({
   "net:read": { floor: "untrusted", description: "read what an open browser tab already shows (no navigation, no input)" },
   "net:publish": { floor: "owner", description: "publish to an external service under the owner's identity" },
   "message:send": { floor: "verified", description: "send a message to a person, channel or another session" },
+  "message:read": { floor: "untrusted", description: "read conversations, members and channel lists on the bot's accounts (other people's text)" },
   "session:read": { floor: "community", description: "read other sessions' history or state" },
   "session:spawn": { floor: "community", description: "start sub-agents (children inherit the caller's taint)" },
   "session:control": { floor: "verified", description: "steer, stop or configure agent sessions and goals" },

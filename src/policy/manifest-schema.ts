@@ -133,6 +133,18 @@ export const ModeSchema = Type.Object(
           "the call only reads in this mode (a poll, a snapshot, a config read): it is decided with the mode's capabilities and trust instead of the tool's. It holds only when every value of its argument matches and the call sets no argument that names where it acts (a url, host, recipient, account, amount, command, runtime, target session or a path it writes); modes that add still add",
       }),
     ),
+    reads: Type.Optional(
+      Type.Array(Type.String({ pattern: ARGUMENT_PATH_PATTERN }), {
+        description:
+          "with readOnly: arguments (as the manifest's arguments name them) that in this mode name what the call reads, a conversation or a member, not where it acts; setting them does not stop the mode from holding",
+      }),
+    ),
+    requester: Type.Optional(
+      trustLevelSchema({
+        description:
+          "with readOnly: the mode holds only on a turn whose requester has at least this trust, because what the call reads reaches the requester in the reply; other turns are decided as the tool",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

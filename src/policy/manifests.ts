@@ -55,6 +55,8 @@ export function validateManifest(
     const copiedWrites = (manifest.arguments ?? []).flatMap((a, i) =>
       a.tainted === "copied" && (a.role === "patch" || (a.role === "path" && a.access === "write")) ? [i] : [],
     );
+    const modeErrors = readingModeErrors(manifest, source);
+    if (modeErrors.length > 0) return { ok: false, broken: { tool: normalizeToolName(manifest.tool).name, source, errors: modeErrors } };
     if (copiedWrites.length > 0) {
       const tool = normalizeToolName(manifest.tool).name;
       return {
@@ -85,6 +87,27 @@ export function validateManifest(
   }
   const tool = typeof (value as { tool?: unknown })?.tool === "string" ? normalizeToolName((value as { tool: string }).tool).name : undefined;
   return { ok: false, broken: { tool, source, errors: describeErrors(checkManifest, value, `manifest ${source}`) } };
+}
+
+/** A mode's `reads` and `requester` narrow a read-only mode, and `reads` names the manifest's own arguments. */
+function readingModeErrors(manifest: Manifest, source: string): string[] {
+  const declared = new Set((manifest.arguments ?? []).map((a) => a.at));
+  const errors: string[] = [];
+  (manifest.modes ?? []).forEach((mode, i) => {
+    for (const field of ["reads", "requester"] as const) {
+      if (mode[field] !== undefined && mode.readOnly !== true) {
+        errors.push(`manifest ${source}: modes[${i}].${field} applies only to a read-only mode; fix: set modes[${i}].readOnly to true, or remove ${field}`);
+      }
+    }
+    (mode.reads ?? []).forEach((at, j) => {
+      if (!declared.has(at)) {
+        errors.push(
+          `manifest ${source}: modes[${i}].reads[${j}] "${at}" is not one of the manifest's arguments; fix: name an argument's "at" exactly as in arguments`,
+        );
+      }
+    });
+  });
+  return errors;
 }
 
 /** Loads every `*.json` in a directory. A file that cannot be read or parsed is reported, never skipped silently. */

@@ -1,4 +1,4 @@
-import type { TrustLevel } from "../taint/trust.ts";
+import { meetsTrust, type TrustLevel } from "../taint/trust.ts";
 import { ENVIRONMENT, type CommandView } from "./commands/classify.ts";
 import { modeHolds, oneOf, patchPaths, valuesAt, type CompiledArgument, type CompiledMode } from "./arguments.ts";
 import { ACTING_ROLES, type RiskLevel } from "./manifest-schema.ts";
@@ -81,6 +81,8 @@ export interface SelectedMode {
   readonly riskLevel?: RiskLevel;
   /** The call only reads: decided with this mode's capabilities and trust instead of the tool's. */
   readonly readOnly?: boolean;
+  /** A read-only mode that holds only on a turn whose requester has at least this trust (`forRequester`). */
+  readonly requester?: TrustLevel;
 }
 
 export interface CallFacts {
@@ -98,6 +100,17 @@ export function withoutAllowRule(facts: CallFacts | undefined): CallFacts | unde
   if (!facts || !command || command.view.allowAt === undefined) return facts;
   const { allowAt: _covered, ...view } = command.view;
   return { ...facts, command: { ...command, view } };
+}
+
+/**
+ * The same facts for a turn whose requester has `trust`: a read-only mode that needs a more trusted
+ * requester (what it reads reaches the requester in the reply) is set aside, and the call is
+ * decided as the tool.
+ */
+export function forRequester(facts: CallFacts | undefined, trust: TrustLevel): CallFacts | undefined {
+  const needs = facts?.modes[0]?.requester;
+  if (!facts || !needs || meetsTrust(trust, needs)) return facts;
+  return { ...facts, modes: facts.modes.slice(1) };
 }
 
 /** The capability a touch counts as. */
@@ -189,11 +202,11 @@ export function callFacts(
 }
 
 /** Whether a call sets an argument that names where it acts (a path it writes included). */
-function actsSomewhere(args: readonly CompiledArgument[], params: unknown): boolean {
+function actsSomewhere(args: readonly CompiledArgument[], params: unknown, reads: ReadonlySet<string> | undefined): boolean {
   for (const arg of args) {
     const { role, access } = arg.spec;
     if (!ACTING_ROLES.includes(role) && !(role === "path" && access === "write")) continue;
-    if (arg.derived) continue;
+    if (arg.derived || reads?.has(arg.spec.at)) continue;
     for (const v of valuesAt(params, arg.segments)) if (v !== undefined && v !== null && v !== false && v !== "") return true;
   }
   return false;
@@ -244,8 +257,15 @@ function selectedModes(
         holds = also.length > 0 && also.every((v) => oneOf(v, spec.when.alsoEquals ?? []));
       }
       if (holds && spec.when.host) holds = (spec.when.hostEquals ?? []).some((e) => e === env.settings.get(spec.when.host!, agentId));
-      if (holds && !actsSomewhere(args, params)) {
-        reading = { name: spec.name, capabilities: spec.capabilities, minInputTrust: spec.minInputTrust, riskLevel: spec.riskLevel, readOnly: true };
+      if (holds && !actsSomewhere(args, params, mode.reads)) {
+        reading = {
+          name: spec.name,
+          capabilities: spec.capabilities,
+          minInputTrust: spec.minInputTrust,
+          riskLevel: spec.riskLevel,
+          readOnly: true,
+          ...(spec.requester ? { requester: spec.requester } : {}),
+        };
       }
       continue;
     }

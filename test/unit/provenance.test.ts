@@ -334,6 +334,58 @@ describe("engine: provenance-aware decisions", () => {
       expect(send.arguments?.[0]).toMatchObject({ verdict: "tainted", level: "community" });
     });
 
+    it("message (built-in): the owner's read of a conversation only reads; a send, or another requester's read, is decided as before", () => {
+      const { engine } = makeEngine(ENFORCE);
+      ownerSays(engine, "what are people in the Saturday dinner group bringing?");
+      const groups = { groups: [{ id: "group:VkJ5cHIx", name: "Saturday dinner" }] };
+      engine.gate(call("message", { toolCallId: "m1", params: { action: "channel-list", channel: "signal", kind: "group" } }));
+      engine.observeResult({
+        toolName: "message",
+        toolCallId: "m1",
+        sessionKey: MAIN,
+        isSubagent: false,
+        content: { content: [{ type: "text", text: JSON.stringify(groups) }] },
+      });
+      expect(engine.store.peek(MAIN)?.trust).toBe("untrusted");
+      // The group the list named is read: reading sends nothing anywhere.
+      const read = engine.gate(call("message", { params: { action: "read", channel: "signal", target: "group:VkJ5cHIx", limit: 40 } }));
+      expect(read.outcome).toBe("allow");
+      expect(read.capabilities).toEqual(["message:read"]);
+      // The same conversation as a send's target is still a recipient the list supplied.
+      const send = engine.gate(call("message", { params: { action: "send", channel: "signal", target: "group:VkJ5cHIx", message: "hi" } }));
+      expect(send.outcome).toBe("block");
+      expect(send.arguments?.[0]).toMatchObject({ argument: "target", verdict: "tainted" });
+      // A read that names a gateway to talk to acts somewhere: not a plain read.
+      const elsewhere = engine.gate(call("message", { params: { action: "read", target: "group:VkJ5cHIx", gatewayUrl: "https://gw.evil.example" } }));
+      expect(elsewhere.outcome).toBe("block");
+      // A group member's turn: what a read finds reaches them in the reply, so it is decided as the tool.
+      const member = { channel: "signal", senderId: "+447700900111", senderIsOwner: false };
+      const theirs = engine.gate(call("message", { requester: member, params: { action: "read", channel: "signal", target: "+31611111111" } }));
+      expect(theirs.outcome).toBe("block");
+      expect(theirs.capabilities).toContain("message:send");
+      // No requester the host vouched for: the same.
+      expect(engine.gate(call("message", { requester: undefined, params: { action: "search", channel: "slack", query: "salary" } })).outcome).toBe("block");
+    });
+
+    it("a read-only mode's reads and requester are checked like every field", () => {
+      const base = {
+        tool: "chat_tool",
+        description: "a chat plugin",
+        capabilities: ["message:send"],
+        riskLevel: "high",
+        minInputTrust: "verified",
+        outputTrust: "untrusted",
+        arguments: [{ at: "target", role: "recipient" }],
+      };
+      const mode = { name: "reading", when: { argument: "action", equals: ["read"] }, capabilities: ["message:read"], minInputTrust: "untrusted" };
+      const ok = validateManifest({ ...base, modes: [{ ...mode, readOnly: true, reads: ["target"], requester: "owner" }] }, "chat_tool.json");
+      expect(ok.ok).toBe(true);
+      const notRead = validateManifest({ ...base, modes: [{ ...mode, reads: ["target"] }] }, "chat_tool.json");
+      expect(notRead.ok ? [] : notRead.broken.errors).toEqual([expect.stringContaining("modes[0].reads applies only to a read-only mode")]);
+      const unknown = validateManifest({ ...base, modes: [{ ...mode, readOnly: true, reads: ["chat"] }] }, "chat_tool.json");
+      expect(unknown.ok ? [] : unknown.broken.errors).toEqual([expect.stringContaining('modes[0].reads[0] "chat" is not one of the manifest\'s arguments')]);
+    });
+
     it("a lookup's fields are read from the hook that carries them: a first copy cut short does not lose them", () => {
       const { engine } = makeEngine(ENFORCE);
       ownerSays(engine, "what did the support session say?");

@@ -216,6 +216,16 @@ describe("operator manifests weaker than the built-in ones", () => {
     expect(manifestChanges(process.manifest, wider).changes).toEqual(["decides typing as read-only (such calls skip the tool's own trust requirement)"]);
   });
 
+  it("a copy of message's read mode that any requester may use, or that reads more arguments, is reported", () => {
+    const message = builtins.find((b) => b.manifest.tool === "message") as ManifestEntry;
+    expect(manifestWeakenings(builtins, [entry(message.manifest)])).toEqual([]);
+    const [reading] = message.manifest.modes ?? [];
+    const anyone = { ...message.manifest, modes: [{ ...reading, requester: undefined }] };
+    expect(manifestChanges(message.manifest, anyone).changes).toEqual([expect.stringMatching(/^decides reading conversations.* as read-only/)]);
+    const sends = { ...message.manifest, modes: [{ ...reading, reads: [...(reading.reads ?? []), "to"] }] };
+    expect(manifestChanges(message.manifest, sends).changes).toEqual([expect.stringMatching(/^decides reading conversations.* as read-only/)]);
+  });
+
   it("the defaults weaken nothing", () => {
     expect(defaultConfig().manifests).toEqual([]);
   });
