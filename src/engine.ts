@@ -121,14 +121,18 @@ export class Engine {
       // and an operator's allow rule for the command does not cover it.
       let trust = trustAtCall(session, mode === "enforce");
       let lowered = session.lowered;
+      let causes = lowered;
       let callFacts = facts;
       const tree = mode === "off" ? undefined : this.taint.treeSource(facts, trust);
       if (tree) {
         trust = minTrust(trust, tree.level);
         lowered = [...lowered, tree];
+        // Where an allow rule is set aside, the file is why the call needs more than the rule gives,
+        // even when the session itself was lowered further by something else: name the file.
+        causes = facts?.command?.view.allowAt !== undefined ? [tree] : lowered;
         callFacts = withoutAllowRule(facts);
       }
-      let decision = policy.decide(tool, mode, trust, call.isSubagent, call.agentId, lowered, callFacts, irreversible);
+      let decision = policy.decide(tool, mode, trust, call.isSubagent, call.agentId, causes, callFacts, irreversible);
       // Below a trust floor and nothing else: where the call's recipients, URLs, paths and ids came from decides.
       const required = provenanceRequirement(decision);
       if (required && policy.provenanceDecisions(tool)) {

@@ -163,6 +163,28 @@ describe("operators' command rules", () => {
     expect(elsewhere.outcome).toBe("allow");
   });
 
+  it("when the rule is set aside for a file written above the session's trust, the file is still named as the cause", () => {
+    const { engine, workspace } = makeEngine({
+      ...ENFORCE,
+      trustedSenders: [{ channel: "slack", senderId: "U0TEAM" }],
+      commands: { rules: [{ prefix: "npm test", effect: "allow", trust: "untrusted" }] },
+    });
+    mkdirSync(join(workspace, "src"), { recursive: true });
+    // A teammate's session (verified) adds code to the tree.
+    const teammate = { channel: "slack", senderId: "U0TEAM", senderIsOwner: false };
+    const write = call("write", { sessionKey: "agent:main:slack:dm:u0team", requester: teammate, params: { path: "src/retry.ts", content: "export {}" } });
+    expect(engine.gate(write).outcome).toBe("allow");
+    // The owner's session is lowered further, by a page; the rule would let the tests run from there.
+    taintWithPage(engine);
+    const test = run(engine, "npm test", "", "t-team");
+    expect(test.outcome).toBe("block");
+    // What makes the rule not apply is the teammate's file, not the page: that is what the reason names.
+    expect(test.cause).toMatchObject({ kind: "file", label: expect.stringContaining(join(workspace, "src/retry.ts")) });
+    const reason = blockReason(test) ?? "";
+    expect(reason).toContain("it runs the code of its working tree");
+    expect(reason).not.toContain('"prefix"');
+  });
+
   it("a deny rule with a trust blocks at that trust and below only", () => {
     const { engine } = makeEngine({ ...ENFORCE, commands: { rules: [{ prefix: "git status", effect: "deny", trust: "community" }] } });
     expect(run(engine, "git status", "clean", "s0").outcome).toBe("allow");
