@@ -249,11 +249,6 @@ export class CompiledPolicy implements RulePolicy {
     return out;
   }
 
-  /**
-   * The decision for one call at the trust it has. Pure over this policy: memoized by the call's
-   * shape when its arguments add no facts; a trust-limited decision carries the input that set the
-   * session's trust as its cause.
-   */
   /** The irreversible actions a call takes: its tool's (by its arguments) and its command's. */
   irreversibleFor(tool: ResolvedTool, params: unknown, facts: CallFacts | undefined): IrreversibleAction[] {
     const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
@@ -265,6 +260,11 @@ export class CompiledPolicy implements RulePolicy {
     return out;
   }
 
+  /**
+   * The decision for one call at the trust it has. Pure over this policy: memoized by the call's
+   * shape when its arguments add no facts; a trust-limited decision carries the input that set the
+   * session's trust as its cause.
+   */
   decide(
     tool: ResolvedTool,
     mode: CapabilityMode,

@@ -636,8 +636,10 @@ export class SessionTaint {
     for (const select of entry.selects) {
       const level = minTrust(chooser, select.trust);
       if (trustRank(level) <= trustRank(output)) continue;
-      records ??= resultRecords(result.content, this.policy.provenance.scanBytes);
-      memo.selectPending = records.length === 0;
+      if (!records) {
+        records = resultRecords(result.content, this.policy.provenance.scanBytes);
+        memo.selectPending = records.length === 0;
+      }
       const values = byLevel.get(level) ?? [];
       for (const record of records) {
         for (const value of valuesAt(record, select.segments)) {
