@@ -150,16 +150,22 @@ export class Engine {
         // The owner's grants answer before anyone is asked (and where nobody can be).
         const canGrant = askable(decision);
         const values = canGrant ? policy.argumentValues(tool, call.params, facts, call.agentId) : [];
-        const granted = canGrant ? this.grantsFor(decision, values, call) : undefined;
+        const treeMark = canGrant ? this.taint.treeMark(facts) : undefined;
+        const granted = canGrant ? this.grantsFor(decision, values, call, treeMark) : undefined;
         if (granted) {
           decision = granted;
         } else {
+          // A grant for this build or test would answer but for code written into its tree since: name that file.
+          if (treeMark !== undefined && this.answering(decision, values, call, undefined)) {
+            const change = this.taint.treeChange(facts);
+            if (change) decision = { ...decision, cause: change };
+          }
           const surface =
             call.canAsk === false
               ? { surface: "unsupported" as const }
               : this.surfaces.surfaceOf(call.sessionKey, call.isSubagent, onChannel, (key) => this.taint.store.peek(key)?.parent);
           decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface);
-          if (decision.effect === "approve" || decision.effect === "would-ask") decision = this.withOffer(decision, values);
+          if (decision.effect === "approve" || decision.effect === "would-ask") decision = this.withOffer(decision, values, treeMark);
         }
       } else if (call.sessionKey) {
         this.surfaces.noteCall(call.sessionKey, onChannel);
@@ -179,11 +185,27 @@ export class Engine {
     }
   }
 
-  /** The decision when the owner's grants answer every rule it breaks (audited as used), else undefined. */
-  private grantsFor(decision: Decision, values: ReturnType<CompiledPolicy["argumentValues"]>, call: ToolCall): Decision | undefined {
+  /** The grants in force that together answer every rule a decision breaks, else undefined. */
+  private answering(
+    decision: Decision,
+    values: ReturnType<CompiledPolicy["argumentValues"]>,
+    call: ToolCall,
+    treeMark: string | undefined,
+  ): Grant[] | undefined {
     const now = this.now();
     this.expireGrants(now);
-    const used = answeringGrants(this.grants.list(), { decision, values, sessionKey: call.sessionKey, agentId: call.agentId }, now);
+    const question = { decision, values, sessionKey: call.sessionKey, agentId: call.agentId, ...(treeMark !== undefined ? { treeMark } : {}) };
+    return answeringGrants(this.grants.list(), question, now);
+  }
+
+  /** The decision when the owner's grants answer every rule it breaks (audited as used), else undefined. */
+  private grantsFor(
+    decision: Decision,
+    values: ReturnType<CompiledPolicy["argumentValues"]>,
+    call: ToolCall,
+    treeMark: string | undefined,
+  ): Decision | undefined {
+    const used = this.answering(decision, values, call, treeMark);
     if (!used) return undefined;
     const ids = used.map((g) => g.id);
     for (const grant of used) {
@@ -200,11 +222,18 @@ export class Engine {
   }
 
   /** What allow-always would grant for this question, when a grant can answer it. */
-  private withOffer(decision: Decision, values: ReturnType<CompiledPolicy["argumentValues"]>): Decision {
+  private withOffer(decision: Decision, values: ReturnType<CompiledPolicy["argumentValues"]>, treeMark: string | undefined): Decision {
     const pattern = callPattern({ decision, values });
     if (!pattern?.tool || !pattern.values) return decision;
     const { scope, expiresInMs } = this.grantSettings();
-    return { ...decision, offer: { tool: pattern.tool, values: pattern.values, scope, ...(expiresInMs !== undefined ? { expiresInMs } : {}) } };
+    const offer = {
+      tool: pattern.tool,
+      values: pattern.values,
+      scope,
+      ...(expiresInMs !== undefined ? { expiresInMs } : {}),
+      ...(treeMark !== undefined ? { treeMark } : {}),
+    };
+    return { ...decision, offer };
   }
 
   private grantSettings(): { scope: GrantScope; expiresInMs?: number } {
@@ -312,6 +341,7 @@ export class Engine {
           ...(offer.scope === "agent" ? { agentId: call.agentId ?? "main" } : {}),
           createdAt: now,
           ...(offer.expiresInMs !== undefined ? { expiresAt: now + offer.expiresInMs } : {}),
+          ...(offer.treeMark !== undefined ? { treeMark: offer.treeMark } : {}),
           by: "allow-always",
         });
         this.audit.recordGrant("grant.created", { ...grantLine(grant), toolCallId: call.toolCallId });

@@ -122,6 +122,7 @@ function isGrant(value: unknown): value is Grant {
     typeof g.id === "string" &&
     typeof g.createdAt === "number" &&
     (g.expiresAt === undefined || typeof g.expiresAt === "number") &&
+    (g.treeMark === undefined || typeof g.treeMark === "string") &&
     typeof g.scope === "string" &&
     (GRANT_SCOPES as readonly string[]).includes(g.scope) &&
     typeof g.by === "string" &&

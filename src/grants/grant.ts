@@ -38,6 +38,12 @@ export interface Grant {
   readonly values?: readonly GrantValue[];
   /** An action grant's irreversible action id. */
   readonly action?: string;
+  /**
+   * A grant for a build or test: the code below owner its working tree held when the owner
+   * approved it (`FileLabels.codeMark`, "" for none). It answers only while the tree it runs holds
+   * the same: code a less trusted session writes there later is not what the owner approved.
+   */
+  readonly treeMark?: string;
   readonly scope: GrantScope;
   readonly sessionKey?: string;
   readonly agentId?: string;
@@ -55,6 +61,8 @@ export interface GrantOffer {
   readonly scope: GrantScope;
   /** Undefined: the operator configured grants that never expire. */
   readonly expiresInMs?: number;
+  /** A build or test: the tree's code mark the grant will be bound to (see `Grant.treeMark`). */
+  readonly treeMark?: string;
 }
 
 /** What a grant is matched against: the decision and the call's decision-relevant argument values. */
@@ -63,6 +71,8 @@ export interface GrantQuestion {
   readonly values: readonly ArgumentValue[];
   readonly sessionKey?: string;
   readonly agentId?: string;
+  /** A build or test: its tree's code mark now (see `Grant.treeMark`). */
+  readonly treeMark?: string;
 }
 
 /** Rules a grant can answer (the askable ones, see `policy/approval.ts`). */
@@ -109,6 +119,7 @@ function inScope(grant: Grant, question: GrantQuestion): boolean {
 /** Every value the call carries was approved by this call grant (a new value asks again). */
 function coversCall(grant: Grant, question: GrantQuestion): boolean {
   if (grant.tool === undefined || grant.tool !== question.decision.tool || !grant.values) return false;
+  if (question.treeMark !== undefined && (grant.treeMark ?? "") !== question.treeMark) return false;
   const prefix = question.decision.command?.prefix;
   for (const v of question.values) {
     const ok = grant.values.some((g) => {
@@ -166,6 +177,9 @@ export function parseDuration(text: string): number | undefined {
   const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2].toLowerCase() as "s" | "m" | "h" | "d"];
   return n * unit;
 }
+
+/** What binds a build's or test's grant to its tree, in words (prompt and `/clawos grants`). */
+export const TREE_BOUND_TEXT = "while no less trusted session adds code to the tree it runs";
 
 /** A duration in words a person reads: `24 h`, `30 min`, `2 d`. */
 export function formatDuration(ms: number): string {

@@ -19,6 +19,8 @@ export interface FileLabel {
   readonly tree: boolean;
   /** The session that wrote it, for the report. */
   readonly by?: string;
+  /** Which of this process's writes it was (not stored: labels read from disk have none). */
+  readonly seq?: number;
 }
 
 export interface FileLabelsOptions {
@@ -37,6 +39,7 @@ export class FileLabels {
   problem?: string;
   private scheduled = false;
   private writing = false;
+  private writes = 0;
 
   constructor(options: FileLabelsOptions) {
     this.file = options.file;
@@ -56,7 +59,7 @@ export class FileLabels {
   /** Labels a path (or a directory and all under it) with the trust of what was written. */
   set(path: string, level: TrustLevel, at: number, tree = false, by?: string): void {
     if (this.labels.has(path)) this.labels.delete(path); // re-inserted: the map's order is write order
-    this.labels.set(path, { level, at, tree, ...(by ? { by } : {}) });
+    this.labels.set(path, { level, at, tree, ...(by ? { by } : {}), seq: ++this.writes });
     if (this.labels.size > this.max) this.evict();
     this.schedule();
   }
@@ -96,19 +99,46 @@ export class FileLabels {
    * code). Undefined when there is none.
    */
   lowestCodeUnder(dir: string, above: TrustLevel): { path: string; label: FileLabel } | undefined {
-    const prefix = dir.endsWith("/") ? dir : `${dir}/`;
     let low: { path: string; label: FileLabel } | undefined;
+    for (const code of this.codeBelow(dir, above)) if (!low || trustRank(code.label.level) < trustRank(low.label.level)) low = code;
+    return low;
+  }
+
+  /**
+   * The code below owner a build or test under a directory would run, as a mark that changes
+   * whenever such a file is written there ("" when there is none): how many there are and the
+   * newest write's sequence number. A grant for a command that runs its tree is bound to the mark
+   * the owner approved. Sequence numbers count this process's writes, so after a restart a tree
+   * that holds such code gets a new mark (the owner is asked once more), and a clean tree keeps "".
+   */
+  codeMark(dir: string): string {
+    let count = 0;
+    let newest = 0;
+    for (const { label } of this.codeBelow(dir, "owner")) {
+      count++;
+      newest = Math.max(newest, label.seq ?? 0);
+    }
+    return count === 0 ? "" : `${count}:${newest}`;
+  }
+
+  /** The code below owner written last under a directory (what changed its `codeMark`). */
+  newestCodeUnder(dir: string): { path: string; label: FileLabel } | undefined {
+    let newest: { path: string; label: FileLabel } | undefined;
+    for (const code of this.codeBelow(dir, "owner")) if (!newest || (code.label.seq ?? 0) > (newest.label.seq ?? 0)) newest = code;
+    return newest;
+  }
+
+  /** The labels below `above` at or under a directory that are code, then a tree label covering it. */
+  private *codeBelow(dir: string, above: TrustLevel): Generator<{ path: string; label: FileLabel }> {
+    const prefix = dir.endsWith("/") ? dir : `${dir}/`;
     for (const [path, label] of this.labels) {
       if (trustRank(label.level) >= trustRank(above) || (path !== dir && !path.startsWith(prefix))) continue;
       if (!label.tree && NOT_CODE.test(path)) continue;
-      if (!low || trustRank(label.level) < trustRank(low.label.level)) low = { path, label };
+      yield { path, label };
     }
     // A label on a directory above it (a clone, an extracted archive) covers it too.
     const covering = this.effective(dir);
-    if (covering && trustRank(covering.level) < trustRank(above) && (!low || trustRank(covering.level) < trustRank(low.label.level))) {
-      low = { path: dir, label: covering };
-    }
-    return low;
+    if (covering && trustRank(covering.level) < trustRank(above)) yield { path: dir, label: covering };
   }
 
   /** Labels below owner, newest first, for the report. */

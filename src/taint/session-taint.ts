@@ -183,6 +183,31 @@ export class SessionTaint {
   }
 
   /**
+   * For a build or test, what code below owner its tree holds, as a mark that changes with every
+   * such write (`FileLabels.codeMark`); undefined for any other call. A grant for the command is
+   * bound to the mark the owner saw when approving it.
+   */
+  treeMark(facts: CallFacts | undefined): string | undefined {
+    const command = facts?.command;
+    if (!this.policy.tagging || !command?.view.runsTree || !command.cwd) return undefined;
+    return this.provenance.labels.codeMark(command.cwd);
+  }
+
+  /** The code written below owner last into a build's or test's tree, as a cause: why a grant for it was set aside. */
+  treeChange(facts: CallFacts | undefined): TaintSource | undefined {
+    const cwd = facts?.command?.cwd;
+    const newest = cwd ? this.provenance.labels.newestCodeUnder(cwd) : undefined;
+    if (!newest) return undefined;
+    const by = newest.label.by ? `session ${newest.label.by}` : "a session";
+    return {
+      level: newest.label.level,
+      kind: "file",
+      label: `${newest.path}, which ${by} wrote at ${newest.label.level} after the owner allowed this command always`,
+      at: newest.label.at,
+    };
+  }
+
+  /**
    * What a build or test runs: the least trusted file ClawOS saw written under its working
    * directory, when that is below `trust`. The call runs that file's code, so it has that file's
    * trust (a planted test file does not run in the owner's next session unasked). A command an

