@@ -293,9 +293,11 @@ export function textOf(content: unknown, limit: number): string {
 /**
  * The structured records a tool result carries, where `provenance.selects` looks: an MCP tool's
  * `structuredContent`, the tool's own details, a text part that is a JSON document (up to `limit`
- * characters), or the result itself when it is a plain object.
+ * characters; one the host cut short gives its complete values), or the result itself when it is a
+ * plain object. `bridged`: the result is Tool Search's `tool_call`, whose `{ tool, result }` wraps
+ * the called tool's own result, which is read the same way.
  */
-export function resultRecords(content: unknown, limit: number): unknown[] {
+export function resultRecords(content: unknown, limit: number, bridged = false): unknown[] {
   if (!content || typeof content !== "object") return typeof content === "string" ? parsedJson(content, limit) : [];
   const record = content as { content?: unknown; details?: unknown };
   if (!Array.isArray(record.content)) return [content];
@@ -309,7 +311,14 @@ export function resultRecords(content: unknown, limit: number): unknown[] {
     const text = (part as { type?: unknown; text?: unknown } | undefined)?.text;
     if (typeof text === "string") out.push(...parsedJson(text.startsWith("structuredContent:\n") ? text.slice(19) : text, limit));
   }
-  return out;
+  if (!bridged) return out;
+  // Tool Search's envelope, in its details or its text: the called tool's result inside.
+  const inner: unknown[] = [];
+  for (const r of out) {
+    const wrapped = (r as { tool?: unknown; result?: unknown } | undefined)?.result;
+    if (r && typeof r === "object" && (r as { tool?: unknown }).tool && wrapped && typeof wrapped === "object") inner.push(...resultRecords(wrapped, limit));
+  }
+  return [...out, ...inner];
 }
 
 function parsedJson(text: string, limit: number): unknown[] {
@@ -318,6 +327,54 @@ function parsedJson(text: string, limit: number): unknown[] {
   try {
     return [JSON.parse(t)];
   } catch {
-    return [];
+    const prefix = parsedPrefix(t);
+    return prefix === undefined ? [] : [prefix];
   }
+}
+
+/**
+ * A JSON document cut short (the host cuts a long text part and appends "…(truncated)…"): the
+ * values complete before the cut, the containers left open closed. A value the cut went through
+ * (a key cut to "agent:main:sc3") is left out, never kept in part.
+ */
+function parsedPrefix(text: string): unknown {
+  const stack: string[] = [];
+  let inString = false;
+  let escaped = false;
+  let cut = -1;
+  let closers = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === "\\") escaped = true;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === "{") stack.push("}");
+    else if (c === "[") stack.push("]");
+    else if (c === "}" || c === "]") {
+      if (stack.pop() !== c || stack.length === 0) return undefined;
+      cut = i + 1;
+      closers = stack.slice().reverse().join("");
+    } else if (c === ",") {
+      cut = i;
+      closers = stack.slice().reverse().join("");
+    }
+  }
+  if (cut < 0) return undefined;
+  try {
+    return JSON.parse(text.slice(0, cut) + closers);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What the host's redaction leaves of a value it masks in structured results (a field named like a
+ * secret: `key`, `token`, `session`...): "***", or the first 6 and last 4 characters around "…".
+ */
+export function isHostMask(value: string): boolean {
+  return value === "***" || (value.length === 11 && value[6] === "\u2026");
 }

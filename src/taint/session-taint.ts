@@ -12,7 +12,7 @@ import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts
 import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
 import type { CallFacts } from "../policy/touches.ts";
 import { FileLabels } from "./file-labels.ts";
-import { Provenance, resultRecords, type ArgumentValue, type ArgumentVerdict } from "./provenance.ts";
+import { isHostMask, Provenance, resultRecords, type ArgumentValue, type ArgumentVerdict } from "./provenance.ts";
 import { GATEWAY_CHANNEL, RequesterLog, type RequesterBasis, type RequesterTrust } from "./requester.ts";
 import type { FileLabel } from "./file-labels.ts";
 import type { ManifestEntry } from "../policy/manifests.ts";
@@ -657,22 +657,28 @@ export class SessionTaint {
     if (!entry || entry.selects.length === 0 || memo.decision.outcome !== "allow") return;
     const chooser = this.lookupChooser(state, result, entry, memo);
     let records: unknown[] | undefined;
+    let masked = false;
+    let found = 0;
     const byLevel = new Map<TrustLevel, string[]>();
     for (const select of entry.selects) {
       const level = minTrust(chooser, select.trust);
       if (trustRank(level) <= trustRank(output)) continue;
-      if (!records) {
-        records = resultRecords(result.content, this.policy.provenance.scanBytes);
-        memo.selectPending = records.length === 0;
-      }
+      records ??= resultRecords(result.content, this.policy.provenance.scanBytes, isOuterResult(result, memo.tool));
       const values = byLevel.get(level) ?? [];
       for (const record of records) {
         for (const value of valuesAt(record, select.segments)) {
-          if ((typeof value === "string" && value.length > 0 && value.length <= MAX_SELECTED_VALUE) || typeof value === "number") values.push(String(value));
+          // The host masks structured fields named like secrets (`key`): what is left names nothing.
+          if (typeof value === "string" && isHostMask(value)) masked = true;
+          else if ((typeof value === "string" && value.length > 0 && value.length <= MAX_SELECTED_VALUE) || typeof value === "number")
+            values.push(String(value));
         }
       }
+      found += values.length;
       byLevel.set(level, values.slice(0, MAX_SELECTED));
     }
+    // A copy that named nothing, or only the host's masks of some fields, is not the last word: the
+    // other result hook's copy (the whole text, or Tool Search's envelope) is read for them too.
+    if (records) memo.selectPending = found === 0 || masked;
     for (const [level, values] of byLevel) {
       this.provenance.noteSelected(state, values, level, {
         level,

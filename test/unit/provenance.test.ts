@@ -401,6 +401,42 @@ describe("engine: provenance-aware decisions", () => {
       expect(engine.gate(call("sessions_history", { params: { sessionKey: "agent:main:telegram:direct:4242" } })).outcome).toBe("allow");
     });
 
+    it("sessions_list as the host hands it to after_tool_call: text cut at 8000 characters, each row's key masked in details", () => {
+      const { engine } = makeEngine(ENFORCE);
+      ownerSays(engine, "what did I note in my other session?");
+      const mask = (v: string) => (v.length < 18 ? "***" : `${v.slice(0, 6)}\u2026${v.slice(-4)}`);
+      const rows = Array.from({ length: 40 }, (_, i) => ({
+        key: i === 1 ? "agent:main:sc36peer" : `agent:main:crowd${String(i).padStart(2, "0")}`,
+        sessionId: `0000000${i}-7060-4c80-9e19-1aa381b4ad87`,
+        agentId: "main",
+        kind: "other",
+        channel: "unknown",
+        displayName: `crowd ${i}`,
+        model: "scripted-1",
+        contextTokens: 128000,
+      }));
+      const list = { count: rows.length, sessions: rows, hasMore: false, limitApplied: 50 };
+      const full = JSON.stringify(list, null, 2);
+      expect(full.length).toBeGreaterThan(8000);
+      const masked = { ...list, sessions: rows.map((r) => ({ ...r, key: mask(r.key) })) };
+      engine.gate(call("sessions_list", { toolCallId: "sl3", params: { limit: 50 } }));
+      engine.observeResult({
+        toolName: "sessions_list",
+        toolCallId: "sl3",
+        sessionKey: MAIN,
+        isSubagent: false,
+        params: { limit: 50 },
+        content: { content: [{ type: "text", text: `${full.slice(0, 8000)}\n\u2026(truncated)\u2026` }], details: masked },
+      });
+      expect(engine.store.peek(MAIN)?.trust).toBe("untrusted");
+      const history = engine.gate(call("sessions_history", { params: { sessionKey: "agent:main:sc36peer" } }));
+      expect(history.outcome).toBe("allow");
+      expect(history.arguments?.[0]).toMatchObject({ verdict: "endorsed", level: "community" });
+      // The host's mask is no value, and a row past the cut is not endorsed.
+      expect(engine.gate(call("sessions_history", { params: { sessionKey: "***" } })).outcome).toBe("block");
+      expect(engine.gate(call("sessions_history", { params: { sessionKey: "agent:main:crowd39" } })).outcome).toBe("block");
+    });
+
     it("a manifest's selects is checked like every field", () => {
       const bad = validateManifest({ ...CONTACTS, provenance: { selects: [{ at: "contacts..phones", trust: "verified" }] } }, "inline");
       expect(bad.ok).toBe(false);
