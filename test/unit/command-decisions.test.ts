@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config/config.ts";
 import type { Engine } from "../../src/engine.ts";
+import type { Decision } from "../../src/policy/decision.ts";
 import { blockReason } from "../../src/report/reason.ts";
 import { call, makeEngine } from "../helpers/engine.ts";
 
@@ -139,6 +140,15 @@ describe("operators' command rules", () => {
     expect(run(engine, "npm test && npm publish", "", "t2").outcome).toBe("block");
   });
 
+  /** An allow rule set aside for a file below the call's trust: blocked, the file named as the cause, no rule suggested. */
+  function expectSetAsideFor(test: Decision, file: string): void {
+    expect(test.outcome).toBe("block");
+    expect(test.cause).toMatchObject({ kind: "file", label: expect.stringContaining(file) });
+    const reason = blockReason(test) ?? "";
+    expect(reason).toContain("it runs the code of its working tree");
+    expect(reason).not.toContain('"prefix"');
+  }
+
   it("an allow rule for a test command does not cover code a lowered session wrote into the tree it runs", () => {
     const { engine, workspace } = makeEngine({ ...ENFORCE, commands: { rules: [{ prefix: "npm test", effect: "allow", trust: "untrusted" }] } });
     mkdirSync(join(workspace, "src"), { recursive: true });
@@ -148,12 +158,7 @@ describe("operators' command rules", () => {
     expect(run(engine, "npm test", "ok", "t-notes").outcome).toBe("allow");
     // Code the lowered session wrote (what the page may have dictated) would run: the owner decides.
     expect(engine.gate(call("write", { toolCallId: "w-code", params: { path: "src/telemetry.ts", content: "fetch(x)" } })).outcome).toBe("allow");
-    const test = run(engine, "npm test", "", "t-code");
-    expect(test.outcome).toBe("block");
-    expect(test.cause).toMatchObject({ kind: "file", label: expect.stringContaining(join(workspace, "src/telemetry.ts")) });
-    const reason = blockReason(test) ?? "";
-    expect(reason).toContain("it runs the code of its working tree");
-    expect(reason).not.toContain('"prefix"');
+    expectSetAsideFor(run(engine, "npm test", "", "t-code"), join(workspace, "src/telemetry.ts"));
     // The same holds in a fresh owner session that runs that tree.
     const fresh = "agent:main:next";
     expect(run(engine, "npm test", "", "t-fresh", fresh)).toMatchObject({ outcome: "block", inputTrust: "untrusted" });
@@ -176,13 +181,8 @@ describe("operators' command rules", () => {
     expect(engine.gate(write).outcome).toBe("allow");
     // The owner's session is lowered further, by a page; the rule would let the tests run from there.
     taintWithPage(engine);
-    const test = run(engine, "npm test", "", "t-team");
-    expect(test.outcome).toBe("block");
     // What makes the rule not apply is the teammate's file, not the page: that is what the reason names.
-    expect(test.cause).toMatchObject({ kind: "file", label: expect.stringContaining(join(workspace, "src/retry.ts")) });
-    const reason = blockReason(test) ?? "";
-    expect(reason).toContain("it runs the code of its working tree");
-    expect(reason).not.toContain('"prefix"');
+    expectSetAsideFor(run(engine, "npm test", "", "t-team"), join(workspace, "src/retry.ts"));
   });
 
   it("a deny rule with a trust blocks at that trust and below only", () => {
