@@ -8,6 +8,7 @@ import { blockReason } from "../report/reason.ts";
 import { ApprovalTally, offerFields, type ApprovalPatternRow } from "../report/approval-suggestions.ts";
 import { paramsHash, paramsPreview } from "./redact.ts";
 import type { TaintSource } from "../taint/session-store.ts";
+import type { ArgumentVerdict } from "../taint/provenance.ts";
 import type { TrustChange } from "../taint/session-taint.ts";
 
 /**
@@ -393,7 +394,23 @@ export function decisionLine(record: DecisionRecord): Record<string, unknown> {
     manifested: d.manifested,
     rules: d.rules.map((r) => r.rule),
     reason: blockReason(d),
+    arguments: d.arguments?.map(argumentLine),
     params: c.params === undefined ? undefined : { hash: paramsHash(c.params), preview: paramsPreview(c.params) },
+  };
+}
+
+/** Where one security-relevant argument came from, as the decision saw it (the value is already shortened and redacted). */
+function argumentLine(v: ArgumentVerdict): Record<string, unknown> {
+  return {
+    argument: v.argument,
+    role: v.role,
+    value: v.value,
+    verdict: v.verdict,
+    allowed: v.allowed,
+    level: v.level,
+    source: v.source,
+    callId: v.callId,
+    note: v.note,
   };
 }
 

@@ -156,6 +156,8 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
         const global = obj(obj(config?.tools)?.codeMode)?.executor;
         return text(own) ?? text(global) ?? "node";
       }
+      // Where the host sends the operator's own messages: the owner's own addresses.
+      if (name === "commands.ownerAllowFrom") return obj(config?.commands)?.ownerAllowFrom;
       return undefined;
     },
   };

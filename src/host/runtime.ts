@@ -152,8 +152,8 @@ function hostFor(config: ClawosConfig, inputs: RuntimeInputs): CallHost {
 }
 
 function hostFingerprintOf(openclawConfig: unknown): string {
-  const c = (openclawConfig ?? {}) as { agents?: unknown; tools?: { codeMode?: unknown } };
-  return JSON.stringify({ agents: c.agents ?? null, codeMode: c.tools?.codeMode ?? null });
+  const c = (openclawConfig ?? {}) as { agents?: unknown; tools?: { codeMode?: unknown }; commands?: { ownerAllowFrom?: unknown } };
+  return JSON.stringify({ agents: c.agents ?? null, codeMode: c.tools?.codeMode ?? null, owners: c.commands?.ownerAllowFrom ?? null });
 }
 
 function createRuntime(inputs: RuntimeInputs): ClawosRuntime {

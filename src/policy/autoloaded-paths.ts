@@ -12,12 +12,13 @@ import picomatch from "picomatch";
  * below the home directory for a path outside it (so that the directories above a workspace never
  * match: a workspace in `~/test/` is not a test directory).
  */
-export interface AutoloadedPath {
+/** A glob over a path below the workspace, and what a file there is. */
+export interface LabelledGlob {
   readonly pattern: string;
   readonly label: string;
 }
 
-export const AUTOLOADED_PATHS: readonly AutoloadedPath[] = [
+export const AUTOLOADED_PATHS: readonly LabelledGlob[] = [
   { pattern: "memory/**", label: "the agent's memory notes (recent ones load into new sessions)" },
   { pattern: "**/{AGENTS,CLAUDE,GEMINI,SOUL,USER,IDENTITY,TOOLS,BOOT,BOOTSTRAP,HEARTBEAT,MEMORY,DREAMS}.md", label: "agent instruction files" },
   { pattern: "**/{SKILL.md,.cursorrules,.clinerules,.windsurfrules}", label: "agent instruction files" },
@@ -58,8 +59,13 @@ export const AUTOLOADED_PATHS: readonly AutoloadedPath[] = [
   { pattern: "**/{.bashrc,.bash_profile,.profile,.zshrc,.zprofile,.zshenv,.bash_login,.inputrc}", label: "shell start-up files" },
 ];
 
+/** A list of globs compiled once: the label of the first that matches a relative path, else undefined. */
+export function globMatcher(list: readonly LabelledGlob[], caseInsensitive: boolean): (relative: string) => string | undefined {
+  const compiled = list.map((entry) => ({ re: picomatch.makeRe(entry.pattern, { dot: true, nocase: caseInsensitive }), label: entry.label }));
+  return (relative) => compiled.find((entry) => entry.re.test(relative))?.label;
+}
+
 /** The built-in list compiled once: what a path below the workspace (or home) is, if programs load it. */
 export function autoloadedMatcher(caseInsensitive: boolean): (relative: string) => string | undefined {
-  const compiled = AUTOLOADED_PATHS.map((entry) => ({ re: picomatch.makeRe(entry.pattern, { dot: true, nocase: caseInsensitive }), label: entry.label }));
-  return (relative) => compiled.find((entry) => entry.re.test(relative))?.label;
+  return globMatcher(AUTOLOADED_PATHS, caseInsensitive);
 }

@@ -1,5 +1,7 @@
 import { autoloadedMatcher } from "./autoloaded-paths.ts";
+import { hostWrittenMatcher } from "./host-written-paths.ts";
 import type { CapabilityMode, ClawosConfig } from "../config/config-schema.ts";
+import { ownerAddressesOf, type OwnerAddress } from "../taint/owner-addresses.ts";
 import { SenderSet } from "../taint/sender-set.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import type { TrustLevel } from "../taint/trust.ts";
@@ -55,6 +57,7 @@ export class CompiledPolicy implements RulePolicy {
   readonly subagentMaxTrust: TrustLevel;
   readonly enforcement: Enforcement;
   private readonly trustedSenders: SenderSet;
+  private readonly owners: readonly OwnerAddress[];
   private readonly overrides: ReadonlyMap<string, CapabilityMode>;
   private readonly baseMode: CapabilityMode;
   private readonly memo = new DecisionMemo();
@@ -111,12 +114,17 @@ export class CompiledPolicy implements RulePolicy {
       host.locations,
     );
     const builtinAutoloaded = autoloadedMatcher(host.locations.caseInsensitive);
+    const builtinHostWritten = hostWrittenMatcher(host.locations.caseInsensitive);
     this.provenance = {
       enabled: config.provenance.enabled && config.layers.tagging,
       scanBytes: config.provenance.scanBytes,
       unknown: config.provenance.unknown as ProvenanceSettings["unknown"],
       trusted: (path, agentId) => this.trustedPaths.match(path, agentId) !== undefined && this.untrustedPaths.match(path, agentId) === undefined,
       autoloaded: (path, agentId) => this.autoloadedPaths.match(path, agentId)?.label ?? builtinAutoloaded(this.belowRoot(path, agentId)),
+      hostWritten: (path, agentId) => {
+        const relative = this.belowWorkspace(path, agentId);
+        return relative === undefined ? undefined : builtinHostWritten(relative);
+      },
     };
     this.resolver = new ToolResolver((name) => manifests.canonicalName(name));
     this.capabilities = new CapabilityTable(config.capabilities.custom);
@@ -128,6 +136,7 @@ export class CompiledPolicy implements RulePolicy {
     this.unknownRequesterTrust = config.unknownRequesterTrust;
     this.subagentMaxTrust = config.subagent.maxTrust;
     this.trustedSenders = new SenderSet(config.trustedSenders);
+    this.owners = ownerAddressesOf(host.settings.get("commands.ownerAllowFrom", undefined));
     this.approvals = new ApprovalPolicy(config.approvals);
     this.irreversibleOff = off;
     this.overrides = new Map(Object.entries(config.capabilities.overrides));
@@ -153,6 +162,11 @@ export class CompiledPolicy implements RulePolicy {
 
   manifestFor(tool: string): ManifestEntry | undefined {
     return this.manifests.lookup(tool);
+  }
+
+  /** The owner's own addresses from the host's config (`commands.ownerAllowFrom`), compiled once. */
+  get ownerAddresses(): readonly OwnerAddress[] {
+    return this.owners;
   }
 
   isTrustedSender(channel: string | undefined, senderId: string | undefined): boolean {
@@ -199,6 +213,12 @@ export class CompiledPolicy implements RulePolicy {
     return command.view.destinations.map((destination) => ({ argument: command.argument, role: "host" as const, raw: destination }));
   }
 
+  /** A path relative to the agent's workspace, or undefined outside it. */
+  private belowWorkspace(path: string, agentId: string | undefined): string | undefined {
+    const base = this.paths.locations.workspaceFor(agentId).replace(/\/+$/, "");
+    return base && path.startsWith(`${base}/`) ? path.slice(base.length + 1) : undefined;
+  }
+
   /** A path below the agent's workspace, else below the home directory, else as it is (for the built-in autoloaded list). */
   private belowRoot(path: string, agentId: string | undefined): string {
     const locations = this.paths.locations;
@@ -241,9 +261,17 @@ export class CompiledPolicy implements RulePolicy {
         continue;
       }
       if (arg.derived) continue;
+      // A recipient is an address on the channel the call names, if it names one.
+      const channel = role === "recipient" ? channelArgument(args) : undefined;
       for (const value of valuesAt(args, arg.segments)) {
         if (typeof value === "string" ? value.trim() === "" : typeof value !== "number") continue;
-        out.push({ argument: arg.spec.at, role, raw: String(value), ...(arg.spec.tainted === "copied" ? { copied: true } : {}) });
+        out.push({
+          argument: arg.spec.at,
+          role,
+          raw: String(value),
+          ...(arg.spec.tainted === "copied" ? { copied: true } : {}),
+          ...(channel ? { channel } : {}),
+        });
       }
     }
     return out;
@@ -291,4 +319,10 @@ export class CompiledPolicy implements RulePolicy {
         : this.memo.verdict(tool, mode, inputTrust, isSubagent, agentId, () => decide(input(), this));
     return verdict.trustLimited ? this.memo.caused(verdict, causeOf(taint, inputTrust)) : verdict;
   }
+}
+
+/** The channel a call names to send on (`message`'s `channel` argument), if it names one. */
+function channelArgument(args: unknown): string | undefined {
+  const channel = args && typeof args === "object" ? (args as { channel?: unknown }).channel : undefined;
+  return typeof channel === "string" && channel.trim() ? channel.trim() : undefined;
 }

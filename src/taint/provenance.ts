@@ -23,6 +23,8 @@ export interface ProvenanceSettings {
   readonly trusted: (path: string, agentId: string | undefined) => boolean;
   /** What a path is when programs load it by themselves (`autoloaded-paths.ts`), else undefined. */
   readonly autoloaded: (path: string, agentId: string | undefined) => string | undefined;
+  /** What a path is when OpenClaw writes it from conversations (`host-written-paths.ts`), else undefined. */
+  readonly hostWritten: (path: string, agentId: string | undefined) => string | undefined;
 }
 
 export type Verdict = "endorsed" | "tainted" | "unknown";
@@ -57,6 +59,8 @@ export interface ArgumentValue {
   readonly copied?: boolean;
   /** The path relative to the agent's workspace, when it is inside it. */
   readonly relative?: string;
+  /** For a recipient: the channel the call names to send on (its `channel` argument), if any. */
+  readonly channel?: string;
 }
 
 const VALUE_SHOWN = 120;
@@ -122,7 +126,7 @@ export class Provenance {
 
   /** The verdict of one argument value at the trust the call needs. */
   verdict(state: SessionTrust | undefined, arg: ArgumentValue, required: TrustLevel, agentId?: string): ArgumentVerdict {
-    const shown = shorten(redactString(arg.raw));
+    const shown = shownValue(arg.raw);
     const hit = state?.values ? this.lookup(state, arg) : undefined;
     const base = { argument: arg.argument, role: arg.role, value: shown };
     if (hit) {
@@ -207,6 +211,16 @@ export class Provenance {
     return { level: forms.length === 0 ? fallback : level, ...(label ? { label } : {}) };
   }
 
+  /**
+   * The trust of a file's content as a read brings it in: `fileTrust`, and `untrusted` at most for a
+   * file OpenClaw also writes from conversations (`host-written-paths.ts`), whatever ClawOS saw
+   * written to it before: the host may have added to it since.
+   */
+  readTrust(forms: readonly string[], agentId: string | undefined, fallback: TrustLevel): TrustLevel {
+    const level = this.fileTrust(forms, agentId, fallback).level;
+    return forms.some((path) => this.settings.hostWritten(path, agentId) !== undefined) ? minTrust(level, "untrusted") : level;
+  }
+
   /** The lowest trust of what running code in a directory reads: the directory's files by their labels. */
   treeTrust(dir: string, agentId: string | undefined, fallback: TrustLevel): TrustLevel {
     const low = this.labels.lowestUnder(dir);
@@ -250,6 +264,11 @@ export class Provenance {
 
 function shorten(text: string): string {
   return text.length > VALUE_SHOWN ? `${text.slice(0, VALUE_SHOWN - 1)}…` : text;
+}
+
+/** An argument's value as a verdict shows it: shortened, secrets redacted. */
+export function shownValue(raw: string): string {
+  return shorten(redactString(raw));
 }
 
 /**

@@ -13,6 +13,11 @@ export class SenderSet {
     return channel !== undefined && senderId !== undefined && this.byChannel.get(channel)?.has(senderId) === true;
   }
 
+  /** Whether any sender of this channel is in the set. */
+  hasChannel(channel: string): boolean {
+    return this.byChannel.has(channel);
+  }
+
   add(channel: string, senderId: string): void {
     let ids = this.byChannel.get(channel);
     if (!ids) {

@@ -7,12 +7,12 @@ import { BackgroundRuns, runningId } from "./background-runs.ts";
 import { valuesAt } from "../policy/arguments.ts";
 import { NAMED_VALUE_ROLES } from "../policy/manifest-schema.ts";
 import { resultLabel } from "./labels.ts";
-import { SenderSet } from "./sender-set.ts";
+import { OwnerAddresses } from "./owner-addresses.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts";
 import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
 import type { CallFacts } from "../policy/touches.ts";
 import { FileLabels } from "./file-labels.ts";
-import { isHostMask, Provenance, resultRecords, type ArgumentValue, type ArgumentVerdict } from "./provenance.ts";
+import { isHostMask, Provenance, resultRecords, shownValue, type ArgumentValue, type ArgumentVerdict } from "./provenance.ts";
 import { GATEWAY_CHANNEL, RequesterLog, type RequesterBasis, type RequesterTrust } from "./requester.ts";
 import type { FileLabel } from "./file-labels.ts";
 import type { ManifestEntry } from "../policy/manifests.ts";
@@ -107,6 +107,8 @@ export function trustAtCall(view: SessionView, enforced: boolean): TrustLevel {
 }
 
 const MAX_CHOSEN_VALUE = 2048;
+const OWN_ADDRESS_CONFIGURED = "the owner's own address (OpenClaw's commands.ownerAllowFrom)";
+const OWN_ADDRESS_PROVEN = "the owner's own address (a sender the host resolved as the owner)";
 const CHOSEN_LABEL = "a call this session made at owner trust";
 /** A selected identifier longer than this is not an identifier; a lookup adds at most MAX_SELECTED. */
 const MAX_SELECTED_VALUE = 320;
@@ -122,8 +124,8 @@ export class SessionTaint {
   private readonly background = new BackgroundRuns();
   private readonly pendingMessages = new Map<string, PendingMessage[]>();
   private pendingSpawns: PendingSpawn[] = [];
-  /** Channel senders the host has resolved as the owner in this process. */
-  private readonly provenOwners = new SenderSet();
+  /** The owner's own addresses: configured, and channel senders the host resolved as the owner. */
+  private readonly owners: OwnerAddresses;
   /** Who sessions' turns came from (for the report). */
   private readonly requesterLog = new RequesterLog();
   /**
@@ -150,6 +152,7 @@ export class SessionTaint {
       mac: file ? (body) => options.store.macOf(body) ?? "" : undefined,
     });
     this.provenance = new Provenance(options.store, labels, options.policy.provenance);
+    this.owners = new OwnerAddresses(options.policy.ownerAddresses);
     this.restorePending();
   }
 
@@ -174,12 +177,30 @@ export class SessionTaint {
   usePolicy(policy: CompiledPolicy): void {
     this.policy = policy;
     this.provenance.settings = policy.provenance;
+    this.owners.configure(policy.ownerAddresses);
   }
 
   /** Where each of a call's security-relevant arguments came from, at the trust the call needs. */
-  verdicts(call: Pick<ToolCall, "sessionKey" | "agentId">, values: readonly ArgumentValue[], required: TrustLevel): ArgumentVerdict[] {
+  verdicts(call: Pick<ToolCall, "sessionKey" | "agentId" | "requester">, values: readonly ArgumentValue[], required: TrustLevel): ArgumentVerdict[] {
     const state = call.sessionKey ? this.store.peek(call.sessionKey) : undefined;
-    return values.map((value) => this.provenance.verdict(state, value, required, call.agentId));
+    return values.map((value) => this.ownAddress(value, call.requester?.channel) ?? this.provenance.verdict(state, value, required, call.agentId));
+  }
+
+  /** A recipient that is the owner's own address (`owner-addresses.ts`) is endorsed at owner, whatever the session read. */
+  private ownAddress(value: ArgumentValue, requesterChannel: string | undefined): ArgumentVerdict | undefined {
+    if (value.role !== "recipient") return undefined;
+    const channel = value.channel ?? requesterChannel;
+    const basis = this.owners.basisOf(value.raw, channel);
+    if (!basis) return undefined;
+    return {
+      argument: value.argument,
+      role: value.role,
+      value: shownValue(value.raw),
+      verdict: "endorsed",
+      allowed: true,
+      level: "owner",
+      source: basis === "configured" ? OWN_ADDRESS_CONFIGURED : OWN_ADDRESS_PROVEN,
+    };
   }
 
   /**
@@ -382,11 +403,11 @@ export class SessionTaint {
     if (!this.policy.tagging || !message.sessionKey) return;
     const { sessionKey, channel, senderId } = message;
     if (message.text) {
-      const level: TrustLevel = this.provenOwners.has(channel, senderId) ? "owner" : this.policy.isTrustedSender(channel, senderId) ? "verified" : "community";
+      const level: TrustLevel = this.owners.isProven(channel, senderId) ? "owner" : this.policy.isTrustedSender(channel, senderId) ? "verified" : "community";
       const state = this.store.get(sessionKey, "owner");
       this.provenance.noteContent(state, message.text, level, { level, label: `a message from ${channel ?? "?"}:${senderId ?? "unknown sender"}` });
     }
-    if (this.provenOwners.has(channel, senderId)) return;
+    if (this.owners.isProven(channel, senderId)) return;
     if (this.policy.isTrustedSender(channel, senderId)) {
       this.lower(sessionKey, { level: "verified", kind: "message", label: `a message from ${channel}:${senderId}`, at: this.now() });
       return;
@@ -431,7 +452,7 @@ export class SessionTaint {
       // A channel sender the host resolved as the owner: its later channel messages are the owner's.
       // Not on the gateway's own channel, where a sender id names a kind of client, not a person.
       const { channel, senderId } = requester;
-      if (channel && senderId && channel !== GATEWAY_CHANNEL && !this.provenOwners.has(channel, senderId)) this.provenOwners.add(channel, senderId);
+      if (channel && senderId && channel !== GATEWAY_CHANNEL && !this.owners.isProven(channel, senderId)) this.owners.prove(channel, senderId);
       return "host-owner";
     }
     if (this.policy.isTrustedSender(requester.channel, requester.senderId)) return "trusted-sender";
@@ -559,7 +580,7 @@ export class SessionTaint {
     for (const message of pending) {
       const fromOwner = requester?.senderIsOwner === true && requester.channel === message.channel && requester.senderId === message.senderId;
       if (fromOwner) continue;
-      if (this.provenOwners.has(message.channel, message.senderId)) continue;
+      if (this.owners.isProven(message.channel, message.senderId)) continue;
       if (state.trust === "untrusted") continue;
       this.lower(key, {
         level: "community",
@@ -741,10 +762,12 @@ export class SessionTaint {
     const agentId = memo?.agentId;
     if (source === "paths") {
       // The files read, or for an edit the files written (it echoes their contents when a match fails).
-      const files = facts.reads.length > 0 ? facts.reads : facts.writes;
-      if (files.length === 0) return undefined;
       let level: TrustLevel = "owner";
-      for (const file of files) level = minTrust(level, this.provenance.fileTrust(file.forms, agentId, declared).level);
+      if (facts.reads.length > 0) {
+        for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, agentId, declared));
+      } else if (facts.writes.length > 0) {
+        for (const file of facts.writes) level = minTrust(level, this.provenance.fileTrust(file.forms, agentId, declared).level);
+      } else return undefined;
       // A listing names files in the directory it lists: `ls src` endorses `src/parser.ts`.
       return { level, dir: facts.reads.length === 1 ? facts.reads[0].raw : undefined };
     }
@@ -754,7 +777,7 @@ export class SessionTaint {
     if (!view.parsed || view.network || view.external || view.fetches.length > 0) return undefined;
     if (view.readOnly) {
       let level: TrustLevel = "owner";
-      for (const file of facts.reads) level = minTrust(level, this.provenance.fileTrust(file.forms, agentId, declared).level);
+      for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, agentId, declared));
       return { level };
     }
     // Local build, test and version-control programs run the code in their directory: their output
@@ -769,7 +792,7 @@ export class SessionTaint {
     let level = decision.inputTrust;
     const view = facts.command?.view;
     if (view && !view.readOnly) {
-      for (const file of facts.reads) level = minTrust(level, this.provenance.fileTrust(file.forms, call.agentId, "untrusted").level);
+      for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, call.agentId, "untrusted"));
       if (view.network || !view.parsed) level = "untrusted";
     }
     const overwrite = tool.name === "write";

@@ -12,6 +12,7 @@ import { waitFor } from "../../tools/harness/wait.ts";
 
 const FIXTURES = resolve(import.meta.dirname, "../../tools/harness/fixtures");
 const ADMIN = ["operator.admin", "operator.read", "operator.write"];
+const OWNER_ADDRESS = "telegram:5551234";
 
 describe("ClawOS on a real OpenClaw gateway (smoke)", () => {
   let model: ScriptedModel;
@@ -25,6 +26,8 @@ describe("ClawOS on a real OpenClaw gateway (smoke)", () => {
         { id: "clawos", dir: stagedClawos(), route: "load-path", config: { capabilities: { mode: "enforce" } } },
         { id: "taint-tools", dir: join(FIXTURES, "taint-tools"), route: "load-path" },
       ],
+      // The owner's own address, as the host's heartbeat alerts use it.
+      config: { commands: { ownerAllowFrom: [OWNER_ADDRESS] } },
     });
     await env.startGateway({ expectPlugins: ["clawos", "taint-tools"] });
   });
@@ -93,6 +96,37 @@ describe("ClawOS on a real OpenClaw gateway (smoke)", () => {
     const session = await env.chatSend({ sessionKey: "agent:main:smoke-1", message: "/clawos session", scopes: ADMIN });
     expect(messageTextOf(session.reply)).toContain("input trust untrusted");
     expect(messageTextOf(session.reply)).toContain("the result of fetch_page");
+  });
+
+  it("after a page lowered the session, a send to the owner's own address (commands.ownerAllowFrom) goes ahead; one to the page's id does not", async () => {
+    const session = "agent:main:smoke-own";
+    const send = (target: string) => ({
+      name: "tool_call",
+      arguments: { id: "message", args: { action: "send", channel: "telegram", target, message: "12C" } },
+    });
+    model.script({
+      label: "own-address",
+      when: { lastUserIncludes: "SMOKE-OWN" },
+      replies: [
+        { toolCalls: [{ name: "tool_call", arguments: { id: "fetch_page", args: { url: "https://weather.example/berlin" } } }] },
+        { toolCalls: [send("5551234")] },
+        { toolCalls: [send("5559999")] },
+        { text: "sent" },
+      ],
+    });
+    const turn = await env.agentTurn({ sessionKey: session, message: "SMOKE-OWN find tonight's weather and send it to my telegram" });
+    expect(turn.result.code, turn.result.stderr).toBe(0);
+    const sends = await waitFor("the two sends' records", () => {
+      const lines = auditLines(env).filter((l) => l.event === "decision" && l.session === session && l.tool === "message");
+      return lines.length >= 2 ? lines : undefined;
+    });
+    expect(sends[0]).toMatchObject({
+      decision: "allow",
+      inputTrust: "untrusted",
+      rules: ["provenance.endorsed"],
+      arguments: [{ argument: "target", value: "5551234", verdict: "endorsed", level: "owner", source: expect.stringContaining("commands.ownerAllowFrom") }],
+    });
+    expect(sends[1]).toMatchObject({ decision: "block", arguments: [{ argument: "target", value: "5559999", allowed: false }] });
   });
 
   it("after a hot reload to audit, the same attack runs and is recorded as a would-block", async () => {
