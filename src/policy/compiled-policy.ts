@@ -56,8 +56,9 @@ export class CompiledPolicy implements RulePolicy {
   readonly unknownRequesterTrust: TrustLevel;
   readonly subagentMaxTrust: TrustLevel;
   readonly enforcement: Enforcement;
+  /** The owner's own addresses from the host's config (`commands.ownerAllowFrom`), compiled once. */
+  readonly ownerAddresses: readonly OwnerAddress[];
   private readonly trustedSenders: SenderSet;
-  private readonly owners: readonly OwnerAddress[];
   private readonly overrides: ReadonlyMap<string, CapabilityMode>;
   private readonly baseMode: CapabilityMode;
   private readonly memo = new DecisionMemo();
@@ -136,7 +137,7 @@ export class CompiledPolicy implements RulePolicy {
     this.unknownRequesterTrust = config.unknownRequesterTrust;
     this.subagentMaxTrust = config.subagent.maxTrust;
     this.trustedSenders = new SenderSet(config.trustedSenders);
-    this.owners = ownerAddressesOf(host.settings.get("commands.ownerAllowFrom", undefined));
+    this.ownerAddresses = ownerAddressesOf(host.settings.get("commands.ownerAllowFrom", undefined));
     this.approvals = new ApprovalPolicy(config.approvals);
     this.irreversibleOff = off;
     this.overrides = new Map(Object.entries(config.capabilities.overrides));
@@ -162,11 +163,6 @@ export class CompiledPolicy implements RulePolicy {
 
   manifestFor(tool: string): ManifestEntry | undefined {
     return this.manifests.lookup(tool);
-  }
-
-  /** The owner's own addresses from the host's config (`commands.ownerAllowFrom`), compiled once. */
-  get ownerAddresses(): readonly OwnerAddress[] {
-    return this.owners;
   }
 
   isTrustedSender(channel: string | undefined, senderId: string | undefined): boolean {
@@ -214,19 +210,13 @@ export class CompiledPolicy implements RulePolicy {
   }
 
   /** A path relative to the agent's workspace, or undefined outside it. */
-  private belowWorkspace(path: string, agentId: string | undefined): string | undefined {
-    const base = this.paths.locations.workspaceFor(agentId).replace(/\/+$/, "");
-    return base && path.startsWith(`${base}/`) ? path.slice(base.length + 1) : undefined;
+  private belowWorkspace(path: string | undefined, agentId: string | undefined): string | undefined {
+    return below(path, this.paths.locations.workspaceFor(agentId));
   }
 
   /** A path below the agent's workspace, else below the home directory, else as it is (for the built-in autoloaded list). */
   private belowRoot(path: string, agentId: string | undefined): string {
-    const locations = this.paths.locations;
-    for (const root of [locations.workspaceFor(agentId), locations.home]) {
-      const base = root.replace(/\/+$/, "");
-      if (base && path.startsWith(`${base}/`)) return path.slice(base.length + 1);
-    }
-    return path.replace(/^\/+/, "");
+    return this.belowWorkspace(path, agentId) ?? below(path, this.paths.locations.home) ?? path.replace(/^\/+/, "");
   }
 
   /**
@@ -237,7 +227,6 @@ export class CompiledPolicy implements RulePolicy {
     const entry = this.manifests.lookup(tool.name);
     if (!entry) return [];
     const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
-    const workspace = this.paths.locations.workspaceFor(agentId).replace(/\/+$/, "");
     const files = facts ? [...facts.reads, ...facts.writes] : [];
     const out: ArgumentValue[] = [];
     for (const arg of entry.arguments) {
@@ -247,7 +236,7 @@ export class CompiledPolicy implements RulePolicy {
         for (const file of files) {
           if (file.argument !== arg.spec.at) continue;
           const abs = file.forms[0];
-          const relative = abs?.startsWith(`${workspace}/`) ? abs.slice(workspace.length + 1) : undefined;
+          const relative = this.belowWorkspace(abs, agentId);
           out.push({
             argument: arg.spec.at,
             role,
@@ -319,6 +308,12 @@ export class CompiledPolicy implements RulePolicy {
         : this.memo.verdict(tool, mode, inputTrust, isSubagent, agentId, () => decide(input(), this));
     return verdict.trustLimited ? this.memo.caused(verdict, causeOf(taint, inputTrust)) : verdict;
   }
+}
+
+/** A path relative to a directory it is below, else undefined. */
+function below(path: string | undefined, dir: string): string | undefined {
+  const base = dir.replace(/\/+$/, "");
+  return path && base && path.startsWith(`${base}/`) ? path.slice(base.length + 1) : undefined;
 }
 
 /** The channel a call names to send on (`message`'s `channel` argument), if it names one. */

@@ -452,7 +452,7 @@ export class SessionTaint {
       // A channel sender the host resolved as the owner: its later channel messages are the owner's.
       // Not on the gateway's own channel, where a sender id names a kind of client, not a person.
       const { channel, senderId } = requester;
-      if (channel && senderId && channel !== GATEWAY_CHANNEL && !this.owners.isProven(channel, senderId)) this.owners.prove(channel, senderId);
+      if (channel && senderId && channel !== GATEWAY_CHANNEL) this.owners.prove(channel, senderId);
       return "host-owner";
     }
     if (this.policy.isTrustedSender(requester.channel, requester.senderId)) return "trusted-sender";
