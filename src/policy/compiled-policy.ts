@@ -126,6 +126,7 @@ export class CompiledPolicy implements RulePolicy {
         const relative = this.belowWorkspace(path, agentId);
         return relative === undefined ? undefined : builtinHostWritten(relative);
       },
+      workspace: (agentId) => this.paths.locations.workspaceFor(agentId),
     };
     this.resolver = new ToolResolver((name) => manifests.canonicalName(name));
     this.capabilities = new CapabilityTable(config.capabilities.custom);

@@ -51,6 +51,8 @@ export interface FileRef {
   readonly forms: readonly string[];
   /** Written by a command that brings outside content in (a clone, a download, an extraction). */
   readonly outside?: boolean;
+  /** Only its name was taken in (`ls`, `du`, `find`): a directory here does not bring in the files below it. */
+  readonly listing?: boolean;
 }
 
 /** The command a call runs, and what it reaches, resolved against its working directory. */
@@ -91,7 +93,19 @@ export interface CallFacts {
   /** Files the call reads and writes (path arguments, and what a command reaches). */
   readonly reads: readonly FileRef[];
   readonly writes: readonly FileRef[];
+  /** What a command copies, moves or syncs, resolved (see CommandView.copies). */
+  readonly copies?: readonly FileCopy[];
   readonly command?: CommandFacts;
+}
+
+/** A copy a command makes: the file or directory read and where it lands. */
+export interface FileCopy {
+  readonly from: FileRef;
+  readonly to: FileRef;
+  /** The command names the destination as a directory the source lands in (`cp a b dir/`, `cp -t dir a`). */
+  readonly into: boolean;
+  /** Only what is in the source directory lands in the destination (`rsync src/ dst`). */
+  readonly contents: boolean;
 }
 
 /** The same facts with the command's operator allow rule set aside (its code is below what the rule covers). */
@@ -148,7 +162,7 @@ export function callFacts(
   let count = 0;
   let command: CommandFacts | undefined;
   let cwd: string | undefined;
-  const visit = (path: string, at: string, access: "read" | "write", outside = false): boolean => {
+  const visit = (path: string, at: string, access: "read" | "write", outside = false, listing = false): boolean => {
     if (++count > MAX_PATHS_PER_CALL) {
       touches.push({ kind: "unreadable-path", argument: at, value: `more than ${MAX_PATHS_PER_CALL} paths`, label: "too many paths to check" });
       return false;
@@ -157,7 +171,13 @@ export function callFacts(
     if (seen.has(key)) return true;
     seen.add(key);
     const forms = touchesOf(path, at, access, agentId, env, touches);
-    (access === "write" ? writes : reads).push({ argument: at, raw: path, forms: forms ?? [], ...(outside ? { outside } : {}) });
+    (access === "write" ? writes : reads).push({
+      argument: at,
+      raw: path,
+      forms: forms ?? [],
+      ...(outside ? { outside } : {}),
+      ...(listing ? { listing } : {}),
+    });
     return true;
   };
   for (const arg of args) {
@@ -194,9 +214,18 @@ export function callFacts(
             : "stored secrets (keys, tokens, passwords)",
       });
     }
-    for (const p of view.reads) if (!visit(under(p), command.argument, "read")) break;
+    for (const p of view.reads) if (!visit(under(p), command.argument, "read", false, view.listings.includes(p))) break;
     for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network)) break;
     for (const p of view.fetches) if (!visit(under(p), command.argument, "write", true)) break;
+    const copies: FileCopy[] = [];
+    for (const copy of view.copies) {
+      const from = reads.find((r) => r.raw === under(copy.from));
+      const to = writes.find((w) => w.raw === under(copy.to));
+      if (from && to) copies.push({ from, to, into: copy.into === true, contents: copy.contents === true });
+    }
+    if (copies.length > 0) {
+      return { touches, modes: selectedModes(modes, params, agentId, env, args), reads, writes, copies, command };
+    }
   }
   return { touches, modes: selectedModes(modes, params, agentId, env, args), reads, writes, ...(command ? { command } : {}) };
 }

@@ -1,4 +1,6 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { FileCopy } from "../policy/touches.ts";
 import type { ArgumentRole } from "../policy/manifest-schema.ts";
 import { redactString } from "../audit/redact.ts";
 import type { FileLabel, FileLabels } from "./file-labels.ts";
@@ -25,6 +27,8 @@ export interface ProvenanceSettings {
   readonly autoloaded: (path: string, agentId: string | undefined) => string | undefined;
   /** What a path is when OpenClaw writes it from conversations (`host-written-paths.ts`), else undefined. */
   readonly hostWritten: (path: string, agentId: string | undefined) => string | undefined;
+  /** The agent's workspace (where OpenClaw keeps those files). */
+  readonly workspace: (agentId: string | undefined) => string;
 }
 
 export type Verdict = "endorsed" | "tainted" | "unknown";
@@ -214,11 +218,60 @@ export class Provenance {
   /**
    * The trust of a file's content as a read brings it in: `fileTrust`, and `untrusted` at most for a
    * file OpenClaw also writes from conversations (`host-written-paths.ts`), whatever ClawOS saw
-   * written to it before: the host may have added to it since.
+   * written to it before: the host may have added to it since. With `below`, a directory counts as
+   * the files in it (a read that takes in what is below it: `grep -r`, `rg`, `cp -r`): the least
+   * trusted file ClawOS saw written there, and OpenClaw's own notes when it holds the workspace.
    */
-  readTrust(forms: readonly string[], agentId: string | undefined, fallback: TrustLevel): TrustLevel {
-    const level = this.fileTrust(forms, agentId, fallback).level;
-    return forms.some((path) => this.settings.hostWritten(path, agentId) !== undefined) ? minTrust(level, "untrusted") : level;
+  readTrust(forms: readonly string[], agentId: string | undefined, fallback: TrustLevel, below = false): TrustLevel {
+    let level = this.fileTrust(forms, agentId, fallback).level;
+    if (forms.some((path) => this.settings.hostWritten(path, agentId) !== undefined)) level = minTrust(level, "untrusted");
+    if (!below) return level;
+    for (const dir of forms) {
+      if (level === "untrusted") break;
+      const low = this.labels.lowestUnder(dir);
+      if (low) level = minTrust(level, low.level);
+      if (this.hostWrittenBelow(dir, agentId) !== undefined) level = "untrusted";
+    }
+    return level;
+  }
+
+  /**
+   * What OpenClaw writes from conversations below a directory that holds the agent's workspace (the
+   * workspace or one above it), if any of it exists: its label. Those files sit at the workspace's
+   * top level, so its entries are all that is looked at.
+   */
+  private hostWrittenBelow(dir: string, agentId: string | undefined): string | undefined {
+    const workspace = this.settings.workspace(agentId);
+    if (dir !== workspace && !workspace.startsWith(dir.endsWith("/") ? dir : `${dir}/`)) return undefined;
+    let names: string[];
+    try {
+      names = readdirSync(workspace);
+    } catch {
+      return undefined;
+    }
+    for (const name of names) {
+      const label = this.settings.hostWritten(join(workspace, name), agentId);
+      if (label !== undefined) return label;
+    }
+    return undefined;
+  }
+
+  /**
+   * A copy carries what its source holds to where it lands (`cp`, `mv`, `rsync`): into a directory
+   * under its own name, else as the destination. The label covers what is below it too, so that a
+   * copied directory's files carry it (on a file that is nothing more). Labelled only below owner:
+   * an owner copy of owner files is what the trusted paths already say.
+   */
+  labelCopies(copies: readonly FileCopy[], sessionTrust: TrustLevel, at: number, by: string | undefined, agentId: string | undefined): void {
+    for (const { from, to, into, contents } of copies) {
+      const source = from.forms[0];
+      const dest = to.forms[0];
+      if (!source || !dest) continue;
+      const level = minTrust(sessionTrust, this.readTrust(from.forms, agentId, "untrusted", true));
+      if (level === "owner") continue;
+      const lands = !contents && (into || isDirectory(dest)) ? join(dest, basename(source)) : dest;
+      this.labels.set(lands, level, at, true, by);
+    }
   }
 
   /** The lowest trust of what running code in a directory reads: the directory's files by their labels. */
@@ -396,4 +449,8 @@ function parsedPrefix(text: string): unknown {
  */
 export function isHostMask(value: string): boolean {
   return value === "***" || (value.length === 11 && value[6] === "\u2026");
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }

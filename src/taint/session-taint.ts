@@ -776,8 +776,9 @@ export class SessionTaint {
     const view = command.view;
     if (!view.parsed || view.network || view.external || view.fetches.length > 0) return undefined;
     if (view.readOnly) {
+      // A directory it reads is the files below it, unless only their names were listed (ls, find).
       let level: TrustLevel = "owner";
-      for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, agentId, declared));
+      for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, agentId, declared, !file.listing));
       return { level };
     }
     // Local build, test and version-control programs run the code in their directory: their output
@@ -792,7 +793,7 @@ export class SessionTaint {
     let level = decision.inputTrust;
     const view = facts.command?.view;
     if (view && !view.readOnly) {
-      for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, call.agentId, "untrusted"));
+      for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, call.agentId, "untrusted", !file.listing));
       if (view.network || !view.parsed) level = "untrusted";
     }
     const overwrite = tool.name === "write";
@@ -803,6 +804,7 @@ export class SessionTaint {
       else if (overwrite) this.provenance.labels.set(path, level, at, false, call.sessionKey);
       else this.provenance.labels.merge(path, level, at, this.policy.provenance.trusted(path, call.agentId) ? "owner" : "untrusted", call.sessionKey);
     }
+    if (facts.copies) this.provenance.labelCopies(facts.copies, decision.inputTrust, at, call.sessionKey, call.agentId);
   }
 
   private taintFromResult(result: ToolResult): ObservedResult | undefined {

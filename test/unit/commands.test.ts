@@ -339,6 +339,20 @@ describe("classifyCommand: commands that are not read-only", () => {
     expect(classify("builtin cd /etc && cat shadow").reads).toEqual(["/etc/shadow"]);
   });
 
+  it("names which reads take in only names (ls, du, find, git status) and what copies land where", () => {
+    expect(classify("ls notes && grep -rn deploy notes")).toMatchObject({ reads: ["notes"], listings: [] });
+    expect(classify("ls notes; du -sh logs; find src -name '*.ts'; git status")).toMatchObject({ listings: ["notes", "logs", "src", "."] });
+    expect(classify("find src -name '*.md' -exec cat {} +").listings).toEqual(["src"]);
+    expect(classify("cp a.md b.md docs/").copies).toEqual([
+      { from: "a.md", to: "docs/", into: true },
+      { from: "b.md", to: "docs/", into: true },
+    ]);
+    expect(classify("cp -t docs a.md").copies).toEqual([{ from: "a.md", to: "docs", into: true }]);
+    expect(classify("cd src && cp -r notes archive").copies).toEqual([{ from: "src/notes", to: "src/archive" }]);
+    expect(classify("rsync -a notes/ backup").copies).toEqual([{ from: "notes/", to: "backup", contents: true }]);
+    expect(classify("rsync -a notes/ host:backup").copies).toEqual([]);
+  });
+
   it("ssh's remote command is classified for rules but its paths are the remote host's", () => {
     const facts = classify("ssh -p 2222 host 'rm -rf /'");
     expect(facts).toMatchObject({ network: true, writes: [], programs: ["ssh"], irreversible: ["delete the root or home directory"] });

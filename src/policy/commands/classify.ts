@@ -25,6 +25,15 @@ export interface CommandRuleMatch {
   readonly trust: TrustLevel;
 }
 
+export interface CopyFact {
+  readonly from: string;
+  readonly to: string;
+  /** The destination is a directory the source lands in, as the command says (`-t`, several sources, a trailing slash). */
+  readonly into?: boolean;
+  /** Only what is in the source directory lands there (`rsync src/ dst`). */
+  readonly contents?: boolean;
+}
+
 export interface CommandView {
   readonly parsed: boolean;
   /** Why the command could not be parsed. */
@@ -36,8 +45,19 @@ export interface CommandView {
   readonly readOnly: boolean;
   /** Paths read, as written (relative paths stay relative, joined to any `cd` before them); "." for the working directory. */
   readonly reads: readonly string[];
+  /**
+   * The reads whose names alone were taken in: only programs that show names and metadata (`ls`,
+   * `du`, `find`) read them. Any other read of a directory takes in the files below it (`grep -r`,
+   * `rg`, `cp -r`).
+   */
+  readonly listings: readonly string[];
   /** Paths written: redirection targets, tee, cp/mv destinations, rm targets, sed -i files; "." for a repository. */
   readonly writes: readonly string[];
+  /**
+   * What a copy, move or sync puts elsewhere (`cp`, `mv`, `rsync`), as written: each source and its
+   * destination, a new name or a directory it lands in. A copy carries what its source holds.
+   */
+  readonly copies: readonly CopyFact[];
   /**
    * A read-only program read state kept outside files (the journal, the service manager, the
    * container daemon): its output is others' text, so it counts as untrusted whatever the paths.
@@ -94,6 +114,8 @@ export interface CommandView {
 
 let defaultRules: CompiledCommandRules | undefined;
 
+const NONE: readonly string[] = Object.freeze([]);
+
 /** The built-in rules and program table alone, compiled once. */
 export function builtinCommandRules(): CompiledCommandRules {
   defaultRules ??= compileCommandRules([]);
@@ -109,7 +131,9 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       error: result.error,
       readOnly: false,
       reads: [],
+      listings: [],
       writes: [],
+      copies: [],
       fetches: [],
       network: true,
       external: true,
@@ -246,7 +270,12 @@ class Walker {
   private runsTree = false;
   // Short lists: arrays with a membership test are cheaper than sets at these sizes.
   private readonly reads: string[] = [];
+  /** Reads by programs other than listers (see CommandView.listings). */
+  private readonly contents: string[] = [];
+  /** The program being read shows only names and metadata (its behaviour's `listsOnly`). */
+  private lister = false;
   private readonly writes: string[] = [];
+  private readonly copies: CopyFact[] = [];
   private readonly fetches: string[] = [];
   private readonly irreversible: string[] = [];
   private readonly irreversibleActions: { id: string; action: string }[] = [];
@@ -284,7 +313,9 @@ class Walker {
       parsed: true,
       readOnly: this.readOnly,
       reads: this.reads,
+      listings: this.contents.length === this.reads.length ? NONE : this.reads.filter((p) => !this.contents.includes(p)),
       writes: this.writes,
+      copies: this.copies,
       fetches: this.fetches,
       network: this.network,
       external: this.external,
@@ -328,12 +359,26 @@ class Walker {
     // Another host's files are not checked against this host's path rules: a secret-looking one is not a plain read.
     if (ctx.remote && REMOTE_SECRET.test(path)) this.notReadOnly(`reads ${path} on the remote host, which may hold secrets`);
     if (ctx.remote || !path || path === "-" || HARMLESS_TARGETS.test(path)) return;
-    for (const p of this.paths(ctx, path, base)) add(this.reads, p);
+    for (const p of this.paths(ctx, path, base)) {
+      add(this.reads, p);
+      if (!this.lister) add(this.contents, p);
+    }
   }
 
   private write(ctx: Context, path: string, base = ""): void {
     if (ctx.remote || !path || path === "-" || HARMLESS_TARGETS.test(path)) return;
     for (const p of this.paths(ctx, path, base)) add(this.writes, p);
+  }
+
+  /** A copy of `from` lands at `to` (see CommandView.copies); both are recorded as read and written by the caller. */
+  private copy(ctx: Context, from: string, to: string, base: string, how: { into?: boolean; contents?: boolean }): void {
+    if (ctx.remote || !from || !to || from === "-" || to === "-") return;
+    const froms = this.paths(ctx, from, base);
+    const tos = this.paths(ctx, to, base);
+    const into = how.into === true || to.endsWith("/");
+    for (let i = 0; i < froms.length; i++) {
+      this.copies.push({ from: froms[i], to: tos[i], ...(into ? { into } : {}), ...(how.contents ? { contents: true } : {}) });
+    }
   }
 
   private fetch(ctx: Context, path: string, base = ""): void {
@@ -663,6 +708,16 @@ class Walker {
    * write, run or change something; then the operands.
    */
   private runBehaviour(b: Behaviour, label: string, args: readonly Word[], ctx: Context, base: string): void {
+    const outer = this.lister;
+    this.lister = b.listsOnly === true;
+    try {
+      this.behave(b, label, args, ctx, base);
+    } finally {
+      this.lister = outer;
+    }
+  }
+
+  private behave(b: Behaviour, label: string, args: readonly Word[], ctx: Context, base: string): void {
     switch (b.handler) {
       case "find":
         this.runFind(label, args, ctx, base);
@@ -1790,6 +1845,7 @@ class Walker {
     if (label.startsWith("mv") || label.startsWith("gmv")) for (const w of sources) this.write(ctx, path(w), base);
     if (dest !== undefined) {
       this.write(ctx, dest, base);
+      for (const w of sources) this.copy(ctx, path(w), dest, base, { into: target !== undefined || sources.length > 1 });
       this.notReadOnly(`${label} writes ${dest}`);
     } else this.notReadOnly(`${label} ${KIND_WHY.write}`);
   }
@@ -1855,6 +1911,10 @@ class Walker {
     }
     if (sources.some(isRemote)) this.fetch(ctx, dest.text, base);
     else this.write(ctx, dest.text, base);
+    // rsync copies what is in a source written with a trailing slash, not the directory itself.
+    for (const w of sources) {
+      if (!isRemote(w)) this.copy(ctx, w.text, dest.text, base, { into: sources.length > 1, contents: !scp && /\/\.?$/.test(w.text) });
+    }
     this.notReadOnly(`${label} writes ${dest.raw}`);
   }
 

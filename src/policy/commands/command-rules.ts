@@ -193,6 +193,12 @@ const behaviourFields = {
     }),
   ),
   inert: Type.Optional(Type.Boolean({ description: "arguments only known at run time cannot change what the program does (echo)" })),
+  listsOnly: Type.Optional(
+    Type.Boolean({
+      description:
+        "a read program that shows only the names and metadata of what it is given (ls, du, find), never what files hold: a directory it reads does not bring in the files below it",
+    }),
+  ),
   external: Type.Optional(
     Type.Boolean({
       description:
