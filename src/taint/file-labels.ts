@@ -84,13 +84,18 @@ export class FileLabels {
 
   /** The lowest trust written at or under a directory (what running code there reads), if any. */
   lowestUnder(dir: string): FileLabel | undefined {
-    const prefix = dir.endsWith("/") ? dir : `${dir}/`;
     let low = this.effective(dir);
-    for (const [path, label] of this.labels) {
-      if (path !== dir && !path.startsWith(prefix)) continue;
-      if (!low || trustRank(label.level) < trustRank(low.level)) low = label;
-    }
+    for (const { label } of this.under(dir)) if (!low || trustRank(label.level) < trustRank(low.level)) low = label;
     return low;
+  }
+
+  /** The labels at or under a directory, each with its path relative to it ("" for the directory's own). */
+  *under(dir: string): Generator<{ path: string; relative: string; label: FileLabel }> {
+    const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+    for (const [path, label] of this.labels) {
+      if (path === dir) yield { path, relative: "", label };
+      else if (path.startsWith(prefix)) yield { path, relative: path.slice(prefix.length), label };
+    }
   }
 
   /**

@@ -258,19 +258,26 @@ export class Provenance {
 
   /**
    * A copy carries what its source holds to where it lands (`cp`, `mv`, `rsync`): into a directory
-   * under its own name, else as the destination. The label covers what is below it too, so that a
-   * copied directory's files carry it (on a file that is nothing more). Labelled only below owner:
-   * an owner copy of owner files is what the trusted paths already say.
+   * under its own name, else as the destination. A source below owner as a whole (its own label, a
+   * directory over it, its place, OpenClaw's notes in it), or a copy made by a lowered session,
+   * labels all of the copy; otherwise each label below the source is carried to the same place
+   * below the copy, and the owner's own files add none.
    */
   labelCopies(copies: readonly FileCopy[], sessionTrust: TrustLevel, at: number, by: string | undefined, agentId: string | undefined): void {
     for (const { from, to, into, contents } of copies) {
       const source = from.forms[0];
       const dest = to.forms[0];
       if (!source || !dest) continue;
-      const level = minTrust(sessionTrust, this.readTrust(from.forms, agentId, "untrusted", true));
-      if (level === "owner") continue;
       const lands = !contents && (into || isDirectory(dest)) ? join(dest, basename(source)) : dest;
-      this.labels.set(lands, level, at, true, by);
+      let whole = minTrust(sessionTrust, this.readTrust(from.forms, agentId, "untrusted"));
+      if (this.hostWrittenBelow(source, agentId) !== undefined) whole = "untrusted";
+      if (whole !== "owner") {
+        this.labels.set(lands, whole, at, true, by);
+        continue;
+      }
+      // Collected first: setting labels while walking them would walk the new ones too.
+      const carried = [...this.labels.under(source)].filter(({ relative, label }) => relative !== "" && label.level !== "owner");
+      for (const { relative, label } of carried) this.labels.set(join(lands, relative), label.level, at, label.tree, by);
     }
   }
 

@@ -674,7 +674,7 @@ describe("engine: provenance-aware decisions", () => {
       for (const [i, command] of kept.entries()) expect(trustAfter(engine, command, 100 + i), command).toBe("owner");
     });
 
-    it("a copy carries what its source holds: into a directory, to a new name, a directory whole, an rsync of its contents", () => {
+    it("a copy carries what its source holds: into a directory, to a new name, a directory whole (each file its own), an rsync of its contents", () => {
       const { engine } = dropped();
       const copies: [string, string][] = [
         ["cp notes/drop.md backup/", "cat backup/drop.md"],
@@ -691,6 +691,9 @@ describe("engine: provenance-aware decisions", () => {
         expect(trustAfter(engine, copy, i, ""), copy).toBe("owner");
         expect(trustAfter(engine, read, 100 + i), `${copy}, then ${read}`).toBe("untrusted");
       }
+      // A directory copied whole carries each label below it to the same place; the owner's files in it stay the owner's.
+      expect(trustAfter(engine, "cat archive/mine.md", 150)).toBe("owner");
+      expect(trustAfter(engine, "cat synced/mine.md", 151)).toBe("owner");
       // The owner's own files copied the same way stay the owner's, and so do the other files where copies landed.
       expect(trustAfter(engine, "cp clean/a.md backup/", 200, "")).toBe("owner");
       expect(trustAfter(engine, "cat backup/a.md", 201)).toBe("owner");
