@@ -7,6 +7,7 @@ import { hash } from "node:crypto";
 
 const SECRET_KEY = /pass(word|phrase)?|secret|token|api[-_]?key|auth|cookie|credential|private[-_]?key|bearer|session[-_]?id/i;
 const BASE64_BLOB = /\b[A-Za-z0-9+/_-]{48,}={0,2}/g;
+const LONG_HEX = /\b[A-Fa-f0-9]{40,}\b/g;
 /**
  * A long run that is a path or a name, not encoded bytes: it mixes `/` with `-` or `_` (standard
  * base64 has `+` and `/`, URL-safe base64 `-` and `_`, never both kinds), or it lacks a digit or a
@@ -26,7 +27,7 @@ const SECRET_VALUE: readonly RegExp[] = [
   /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{12,}/gi, // Authorization header values
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   /(:\/\/[^\s:/@]+:)[^\s@/]+@/g, // passwords in URLs
-  /\b[A-Fa-f0-9]{40,}\b/g, // long hex secrets
+  LONG_HEX, // long hex secrets
   BASE64_BLOB, // long base64-like blobs (not paths and names: see `notABlob`)
 ];
 
@@ -52,6 +53,23 @@ export function redactString(text: string): string {
     });
   }
   return out;
+}
+
+/**
+ * Whether a string holds a value that looks like a credential or encoded data (the patterns
+ * above). `url`: read as a URL, where long hex runs are mostly commit and object ids (left out) and
+ * a long path is not a blob (blobs are looked for between its separators).
+ */
+export function holdsSecret(text: string, options: { url?: boolean } = {}): boolean {
+  if (text.length < SHORTEST_SECRET) return false;
+  const parts = options.url ? text.split(/[/?&=#;]/) : [text];
+  for (const pattern of SECRET_VALUE) {
+    if (options.url && pattern === LONG_HEX) continue;
+    for (const part of pattern === BASE64_BLOB ? parts : [text]) {
+      for (const match of part.matchAll(pattern)) if (pattern !== BASE64_BLOB || !notABlob(match[0])) return true;
+    }
+  }
+  return false;
 }
 
 /**

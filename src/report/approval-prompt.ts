@@ -43,9 +43,11 @@ export function argumentLine(v: ArgumentVerdict): string {
     v.verdict === "endorsed"
       ? `from ${v.source ?? "a trusted input"}${v.level ? ` (${v.level})` : ""}`
       : v.verdict === "tainted"
-        ? `only from ${v.source ?? "an input"} (${v.level ?? "less trusted"}${v.callId ? `, call ${v.callId}` : ""})`
+        ? v.note
+          ? `: ${v.note}`
+          : `only from ${v.source ?? "an input"} (${v.level ?? "less trusted"}${v.callId ? `, call ${v.callId}` : ""})`
         : "in no input ClawOS saw (the model chose it)";
-  return `${v.argument} ${valueText(v.value)} ${where}`;
+  return `${v.argument} ${valueText(v.value)}${where.startsWith(":") ? "" : " "}${where}`;
 }
 
 /** The arguments that matter: those that fell short first, then the rest, at most four. */

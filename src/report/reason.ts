@@ -42,7 +42,9 @@ export function ruleText(hit: RuleHit, d: Pick<Decision, "tool" | "requestedTool
     case "command.denied":
       return `the command is denied by the command rule ${hit.value} (${hit.argument ?? "command"})`;
     case "argument.tainted":
-      return `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which came only from ${hit.from ?? "an input"} (${hit.fromTrust}${hit.callId ? `, call ${hit.callId}` : ""}), and a ${hit.role} here needs input at ${hit.requires}`;
+      return hit.label
+        ? `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}: ${hit.label}`
+        : `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which came only from ${hit.from ?? "an input"} (${hit.fromTrust}${hit.callId ? `, call ${hit.callId}` : ""}), and a ${hit.role} here needs input at ${hit.requires}`;
     case "argument.unknown":
       return `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which no input ClawOS saw contains (the model chose it)${hit.label ? `; ${hit.label}` : ""}, and a ${hit.role} here needs input at ${hit.requires}`;
     case "action.irreversible":

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { FileCopy } from "../policy/touches.ts";
 import type { ArgumentRole } from "../policy/manifest-schema.ts";
-import { redactString } from "../audit/redact.ts";
+import { holdsSecret, redactString } from "../audit/redact.ts";
 import type { FileLabel, FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
@@ -135,6 +135,16 @@ export class Provenance {
     const base = { argument: arg.argument, role: arg.role, value: shown };
     if (hit) {
       const endorsed = meetsTrust(hit.level, required);
+      if (endorsed && state !== undefined && this.carriesSecret(state, arg, required)) {
+        return {
+          ...base,
+          verdict: "tainted",
+          allowed: false,
+          level: hit.level,
+          ...(hit.source ? { source: hit.source.label, ...(hit.source.callId ? { callId: hit.source.callId } : {}) } : {}),
+          note: `only its host came from ${hit.source?.label ?? "an input"} (${hit.level}); the session put the rest together, and it carries a value that looks like a key, a token or encoded data, which a request there would hand over`,
+        };
+      }
       // A copy of a whole value as an input held it (not a value built around a host it named).
       const copied = !endorsed && arg.copied === true && state !== undefined && this.seenWhole(state, arg);
       return {
@@ -286,6 +296,20 @@ export class Provenance {
     const low = this.labels.lowestUnder(dir);
     const byPlace = this.labels.intact && this.settings.trusted(dir, agentId) ? "owner" : fallback;
     return low ? minTrust(low.level, byPlace) : byPlace;
+  }
+
+  /**
+   * A URL endorsed by its host alone that carries a secret-looking value (`holdsSecret`: a key, a
+   * token, a password, a long encoded blob): the owner named where, not what is sent there, and a
+   * form or a collector on a host the owner uses takes what a GET carries. Not when the whole URL
+   * came from input at the trust needed, or (where the manifest allows copies) from any input: then
+   * the session did not put it together.
+   */
+  private carriesSecret(state: SessionTrust, arg: ArgumentValue, required: TrustLevel): boolean {
+    if (arg.role !== "url" || !holdsSecret(arg.raw, { url: true })) return false;
+    const first = argumentForms(arg.raw).whole[0];
+    const whole = first === undefined ? undefined : state.values?.get(this.hasher.hash(first));
+    return whole === undefined || (!meetsTrust(whole.level, required) && arg.copied !== true);
   }
 
   /** Whether the value's own whole form (the full URL, not only its host) was seen in some input. */

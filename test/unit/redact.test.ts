@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { paramsHash, paramsPreview, PREVIEW_LIMIT, redactString, redactValue } from "../../src/audit/redact.ts";
+import { holdsSecret, paramsHash, paramsPreview, PREVIEW_LIMIT, redactString, redactValue } from "../../src/audit/redact.ts";
 
 describe("redaction", () => {
   it.each([
@@ -32,6 +32,20 @@ describe("redaction", () => {
     }
     // Encoded bytes with a slash are still a blob.
     expect(redactString("token QUJDREVGR0hJSktMTU5PUFFSU1RV/VldYWVphYmNkZWZnaGlqa2xtbm9wcXJz9")).toContain("[redacted]");
+  });
+
+  it("tells whether a string holds a secret-looking value; a URL's commit ids and long paths are not", () => {
+    for (const options of [{}, { url: true }]) {
+      expect(holdsSecret("https://x.example/?k=sk-live-4f9a8b7c6d5e4f3a2b1c0d9e", options)).toBe(true);
+      expect(holdsSecret("https://user:hunter22@x.example/", options)).toBe(true);
+      expect(holdsSecret(`https://x.example/c?d=${"QmFzZTY0IGVuY29kZWQgZGF0YSBmcm9tIGEgZmlsZQ".repeat(2)}`, options)).toBe(true);
+    }
+    const commit = "https://git.example/o/r/commit/4f1c2b9a8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b";
+    expect(holdsSecret(commit)).toBe(true);
+    expect(holdsSecret(commit, { url: true })).toBe(false);
+    const path = "https://docs.example/document/d/1AbCdEf/revisions/Chapter7/Section2/Figures";
+    expect(holdsSecret(path)).toBe(true);
+    expect(holdsSecret(path, { url: true })).toBe(false);
   });
 
   it("leaves ordinary text alone", () => {
