@@ -84,8 +84,11 @@ export class FileLabels {
 
   /** The lowest trust written at or under a directory (what running code there reads), if any. */
   lowestUnder(dir: string): FileLabel | undefined {
+    const prefix = dir.endsWith("/") ? dir : `${dir}/`;
     let low = this.effective(dir);
-    for (const { label } of this.under(dir)) if (!low || trustRank(label.level) < trustRank(low.level)) low = label;
+    for (const [path, label] of this.labels) {
+      if ((path === dir || path.startsWith(prefix)) && (!low || trustRank(label.level) < trustRank(low.level))) low = label;
+    }
     return low;
   }
 

@@ -238,6 +238,9 @@ export class Provenance {
     if (!below) return level;
     for (const dir of forms) {
       if (level === "untrusted") break;
+      // Nothing is below a file, and the walk costs a pass over every label: only a directory (or a
+      // path not there yet) is walked.
+      if (isFile(dir)) continue;
       const low = this.labels.lowestUnder(dir);
       if (low) level = minTrust(level, low.level);
       if (this.hostWrittenBelow(dir, agentId) !== undefined) level = "untrusted";
@@ -285,6 +288,7 @@ export class Provenance {
         this.labels.set(lands, whole, at, true, by);
         continue;
       }
+      if (isFile(source)) continue;
       // Collected first: setting labels while walking them would walk the new ones too.
       const carried = [...this.labels.under(source)].filter(({ relative, label }) => relative !== "" && label.level !== "owner");
       for (const { relative, label } of carried) this.labels.set(join(lands, relative), label.level, at, label.tree, by);
@@ -484,4 +488,8 @@ export function isHostMask(value: string): boolean {
 
 function isDirectory(path: string): boolean {
   return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+function isFile(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
 }

@@ -351,6 +351,7 @@ describe("classifyCommand: commands that are not read-only", () => {
     expect(classify("cd src && cp -r notes archive").copies).toEqual([{ from: "src/notes", to: "src/archive" }]);
     expect(classify("rsync -a notes/ backup").copies).toEqual([{ from: "notes/", to: "backup", contents: true }]);
     expect(classify("rsync -a notes/ host:backup").copies).toEqual([]);
+    expect(classify("git mv notes/a.md docs/")).toMatchObject({ writes: ["notes/a.md", "docs/"], copies: [{ from: "notes/a.md", to: "docs/", into: true }] });
   });
 
   it("ssh's remote command is classified for rules but its paths are the remote host's", () => {

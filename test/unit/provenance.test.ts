@@ -705,13 +705,14 @@ describe("engine: provenance-aware decisions", () => {
       for (const [i, command] of kept.entries()) expect(trustAfter(engine, command, 100 + i), command).toBe("owner");
     });
 
-    it("a copy carries what its source holds: into a directory, to a new name, a directory whole (each file its own), an rsync of its contents", () => {
+    it("a copy carries what its source holds: into a directory, to a new name (cp, mv, git mv), a directory whole (each file its own), an rsync of its contents", () => {
       const { engine } = dropped();
       const copies: [string, string][] = [
         ["cp notes/drop.md backup/", "cat backup/drop.md"],
         ["cp -t backup notes/drop.md clean/a.md", "cat backup/drop.md"],
         ["cp notes/drop.md plain.md", "cat plain.md"],
         ["mv notes/drop.md backup/moved.md", "cat backup/moved.md"],
+        ["git mv notes/drop.md renamed.md", "cat renamed.md"],
         ["cp -r notes archive", "cat archive/drop.md"],
         ["cp -r notes backup", "cat backup/notes/drop.md"],
         ["rsync -a notes/ synced/", "cat synced/drop.md"],

@@ -542,6 +542,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         writeFlags: ["--output"],
         execFlags: ["--exec"],
       },
+      { names: ["mv"], kind: "write", handler: "copy", why: "moves files in the working tree" },
       {
         names: ["branch"],
         kind: "read",
@@ -602,7 +603,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
           "revert",
           "cherry-pick",
           "rm",
-          "mv",
           "clean",
           "init",
           "am",

@@ -1842,7 +1842,7 @@ class Walker {
     const sources = target !== undefined ? operands : operands.slice(0, -1);
     const dest = target ?? (operands.length > 1 ? path(operands[operands.length - 1]) : undefined);
     for (const w of sources) this.read(ctx, path(w), base);
-    if (label.startsWith("mv") || label.startsWith("gmv")) for (const w of sources) this.write(ctx, path(w), base);
+    if (/^(g?mv|git mv)\b/.test(label)) for (const w of sources) this.write(ctx, path(w), base);
     if (dest !== undefined) {
       this.write(ctx, dest, base);
       for (const w of sources) this.copy(ctx, path(w), dest, base, { into: target !== undefined || sources.length > 1 });
