@@ -160,6 +160,7 @@ export function callFacts(
   const writes: FileRef[] = [];
   const seen = new Set<string>();
   let count = 0;
+  const copies: FileCopy[] = [];
   let command: CommandFacts | undefined;
   let cwd: string | undefined;
   const visit = (path: string, at: string, access: "read" | "write", outside = false, listing = false): boolean => {
@@ -217,17 +218,22 @@ export function callFacts(
     for (const p of view.reads) if (!visit(under(p), command.argument, "read", false, view.listings.includes(p))) break;
     for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network)) break;
     for (const p of view.fetches) if (!visit(under(p), command.argument, "write", true)) break;
-    const copies: FileCopy[] = [];
     for (const copy of view.copies) {
-      const from = reads.find((r) => r.raw === under(copy.from));
-      const to = writes.find((w) => w.raw === under(copy.to));
+      const fromRaw = under(copy.from);
+      const toRaw = under(copy.to);
+      const from = reads.find((r) => r.raw === fromRaw);
+      const to = writes.find((w) => w.raw === toRaw);
       if (from && to) copies.push({ from, to, into: copy.into === true, contents: copy.contents === true });
     }
-    if (copies.length > 0) {
-      return { touches, modes: selectedModes(modes, params, agentId, env, args), reads, writes, copies, command };
-    }
   }
-  return { touches, modes: selectedModes(modes, params, agentId, env, args), reads, writes, ...(command ? { command } : {}) };
+  return {
+    touches,
+    modes: selectedModes(modes, params, agentId, env, args),
+    reads,
+    writes,
+    ...(copies.length > 0 ? { copies } : {}),
+    ...(command ? { command } : {}),
+  };
 }
 
 /** Whether a call sets an argument that names where it acts (a path it writes included). */

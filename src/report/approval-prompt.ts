@@ -39,15 +39,16 @@ function valueText(value: string, limit = 60): string {
 
 /** One argument's line: its value (redacted, short) and where it came from, with that input's trust. */
 export function argumentLine(v: ArgumentVerdict): string {
+  // A value that fell short with a note says itself why (a URL whose host alone was named); an
+  // allowed copy keeps its source.
+  if (v.verdict === "tainted" && !v.allowed && v.note) return `${v.argument} ${valueText(v.value)}: ${v.note}`;
   const where =
     v.verdict === "endorsed"
       ? `from ${v.source ?? "a trusted input"}${v.level ? ` (${v.level})` : ""}`
       : v.verdict === "tainted"
-        ? v.note
-          ? `: ${v.note}`
-          : `only from ${v.source ?? "an input"} (${v.level ?? "less trusted"}${v.callId ? `, call ${v.callId}` : ""})`
+        ? `only from ${v.source ?? "an input"} (${v.level ?? "less trusted"}${v.callId ? `, call ${v.callId}` : ""})`
         : "in no input ClawOS saw (the model chose it)";
-  return `${v.argument} ${valueText(v.value)}${where.startsWith(":") ? "" : " "}${where}`;
+  return `${v.argument} ${valueText(v.value)} ${where}`;
 }
 
 /** The arguments that matter: those that fell short first, then the rest, at most four. */

@@ -92,13 +92,10 @@ export class FileLabels {
     return low;
   }
 
-  /** The labels at or under a directory, each with its path relative to it ("" for the directory's own). */
-  *under(dir: string): Generator<{ path: string; relative: string; label: FileLabel }> {
+  /** The labels below a directory (not its own), each with its path relative to it. */
+  *under(dir: string): Generator<{ relative: string; label: FileLabel }> {
     const prefix = dir.endsWith("/") ? dir : `${dir}/`;
-    for (const [path, label] of this.labels) {
-      if (path === dir) yield { path, relative: "", label };
-      else if (path.startsWith(prefix)) yield { path, relative: path.slice(prefix.length), label };
-    }
+    for (const [path, label] of this.labels) if (path.startsWith(prefix)) yield { relative: path.slice(prefix.length), label };
   }
 
   /**

@@ -290,7 +290,7 @@ export class Provenance {
       }
       if (isFile(source)) continue;
       // Collected first: setting labels while walking them would walk the new ones too.
-      const carried = [...this.labels.under(source)].filter(({ relative, label }) => relative !== "" && label.level !== "owner");
+      const carried = [...this.labels.under(source)].filter(({ label }) => label.level !== "owner");
       for (const { relative, label } of carried) this.labels.set(join(lands, relative), label.level, at, label.tree, by);
     }
   }

@@ -1,7 +1,7 @@
 import { defaultConfig } from "../../src/config/config.ts";
 import { describe, expect, it } from "vitest";
 import { toHookResult } from "../../src/host/adapter.ts";
-import { approvalPrompt, DESCRIPTION_LIMIT, TITLE_LIMIT } from "../../src/report/approval-prompt.ts";
+import { approvalPrompt, argumentLine, DESCRIPTION_LIMIT, TITLE_LIMIT } from "../../src/report/approval-prompt.ts";
 import { blockReason } from "../../src/report/reason.ts";
 import { call, makeEngine } from "../helpers/engine.ts";
 import { CHILD, ctxOf, MAIN, nextId, registered } from "../helpers/fixtures.ts";
@@ -127,6 +127,24 @@ describe("approvals: the prompt", () => {
   it("the timeout is configurable", () => {
     const { engine } = tainted({ approvals: { default: "approve", timeoutSeconds: 30 } });
     expect(approvalPrompt(engine.gate(sendTo("boss@evil.example"))).timeoutMs).toBe(30_000);
+  });
+});
+
+describe("approvals: an argument's line", () => {
+  it("names the input a value came from; a value that fell short with a note says why in its own words", () => {
+    const base = {
+      argument: "url",
+      role: "url" as const,
+      value: "https://docs.example/a",
+      verdict: "tainted" as const,
+      level: "untrusted" as const,
+      source: "the result of web_search",
+    };
+    const note = "copied whole from that input: it carries nothing the session put together";
+    expect(argumentLine({ ...base, allowed: true, note })).toBe('url "https://docs.example/a" only from the result of web_search (untrusted)');
+    expect(argumentLine({ ...base, allowed: false, note: "only its host came from the owner's message (owner)" })).toBe(
+      'url "https://docs.example/a": only its host came from the owner\'s message (owner)',
+    );
   });
 });
 
