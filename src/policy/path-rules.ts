@@ -71,6 +71,9 @@ export function builtinPathRules(): PathRule[] {
 
 const GLOB_SPECIAL = /[\\*?[\]{}()!+@|]/g;
 
+/** A name with any of these is matched by picomatch (escaped names included); others are compared as they are. */
+const GLOB_CHAR = /[\\*?[\]{}()!+@|]/;
+
 function escapeGlob(path: string): string {
   return path.replace(GLOB_SPECIAL, "\\$&");
 }
@@ -80,6 +83,21 @@ interface CompiledRule {
   readonly usesWorkspace: boolean;
   readonly fixed?: RegExp;
 }
+
+/** One name of a pattern's path: a name to equal, `**`, or a one-name glob. */
+type NameMatcher = string | "**" | RegExp;
+
+/** A secret rule as lists of names (one per brace alternative), for asking what it can match below a directory. */
+interface BelowRule {
+  readonly rule: PathRule;
+  readonly alternatives: readonly (readonly NameMatcher[])[];
+}
+
+/** How many directories' secretBelow answers are kept per workspace. */
+const MAX_BELOW_SEEN = 4096;
+
+/** More alternatives than this and a pattern is taken to reach below every directory. */
+const MAX_BRACE_ALTERNATIVES = 64;
 
 /**
  * Every rule's pattern for one workspace as one alternation, each alternative in its own capturing
@@ -100,6 +118,9 @@ const ZONE_RANK: Record<PathZone, number> = { open: 0, protected: 1, secret: 2 }
 export class PathRules {
   private readonly compiled: CompiledRule[];
   private readonly perWorkspace = new Map<string, WorkspaceRules>();
+  private readonly belowByWorkspace = new Map<string, BelowRule[]>();
+  /** secretBelow's answers per workspace (false: none), emptied when full. */
+  private readonly belowSeen = new Map<string, Map<string, PathMatch | false>>();
   private readonly writableFixed: RegExp[];
   private readonly writableByWorkspace = new Map<string, RegExp[]>();
   readonly locations: HostLocations;
@@ -139,6 +160,65 @@ export class PathRules {
     return best;
   }
 
+  /**
+   * The first secret rule that can match a path strictly below a directory: what a read that takes
+   * in a whole directory (`grep -r key ~`, `cat ~/.ss*`) would pull in. Names are compared one by
+   * one, so `~` reaches SSH keys and `~/projects` does not; a pattern with `**` before the
+   * directory's depth reaches below every directory it can start from.
+   */
+  secretBelow(dir: string, agentId: string | undefined): PathMatch | undefined {
+    const workspace = this.locations.workspaceFor(agentId);
+    let known = this.belowSeen.get(workspace);
+    const seen = known?.get(dir);
+    if (seen !== undefined) return seen || undefined;
+    let found: PathMatch | undefined;
+    const names = dir.split("/").filter(Boolean);
+    for (const { rule, alternatives } of this.belowRules(workspace)) {
+      if (alternatives.some((pattern) => reachesBelow(pattern, names, this.locations.caseInsensitive))) {
+        found = { zone: rule.zone, label: rule.label, pattern: rule.pattern };
+        break;
+      }
+    }
+    // The answer depends on the rules and the path's spelling only (no filesystem): it is kept.
+    if (!known || known.size >= MAX_BELOW_SEEN) {
+      if (this.belowSeen.size > 64) this.belowSeen.clear();
+      known = new Map();
+      this.belowSeen.set(workspace, known);
+    }
+    known.set(dir, found ?? false);
+    return found;
+  }
+
+  private belowRules(workspace: string): BelowRule[] {
+    let rules = this.belowByWorkspace.get(workspace);
+    if (!rules) {
+      const nocase = this.locations.caseInsensitive;
+      rules = this.compiled
+        .filter(({ rule }) => rule.zone === "secret")
+        .map(({ rule }) => {
+          const expanded = braceAlternatives(this.expand(rule.pattern, workspace));
+          // Too many to list: taken to reach below everything (`**`).
+          if (!expanded) return { rule, alternatives: [["**"]] };
+          return {
+            rule,
+            alternatives: expanded.map((alt) =>
+              alt
+                .split("/")
+                .filter(Boolean)
+                .map((name): NameMatcher => {
+                  if (name === "**") return "**";
+                  if (!GLOB_CHAR.test(name)) return nocase ? name.toLowerCase() : name;
+                  return picomatch.makeRe(name, { dot: true, nocase });
+                }),
+            ),
+          };
+        });
+      if (this.belowByWorkspace.size > 64) this.belowByWorkspace.clear();
+      this.belowByWorkspace.set(workspace, rules);
+    }
+    return rules;
+  }
+
   /** Inside the agent's workspace or an operator's writable pattern (the workspace scope). */
   writableFor(path: string, agentId: string | undefined): boolean {
     const workspace = this.locations.workspaceFor(agentId);
@@ -176,13 +256,74 @@ export class PathRules {
   }
 
   private matcher(pattern: string, workspace: string | undefined): RegExp {
+    // A bare regular expression: picomatch's matcher function does more per call than the test.
+    return picomatch.makeRe(this.expand(pattern, workspace), { dot: true, nocase: this.locations.caseInsensitive });
+  }
+
+  /** The pattern with its placeholders replaced by this host's places (escaped as literal names). */
+  private expand(pattern: string, workspace: string | undefined): string {
     const l = this.locations;
-    const expanded = pattern.replace(/\{(home|state|config|workspace|clawos|audit|sessions)\}/g, (_, name: string) => {
+    return pattern.replace(/\{(home|state|config|workspace|clawos|audit|sessions)\}/g, (_, name: string) => {
       const value =
         name === "workspace" ? (workspace ?? l.workspaceFor(undefined)) : (l[name as "home" | "state" | "config" | "clawos" | "audit" | "sessions"] as string);
       return escapeGlob(value.replace(/\/+$/, "") || "/");
     });
-    // A bare regular expression: picomatch's matcher function does more per call than the test.
-    return picomatch.makeRe(expanded, { dot: true, nocase: l.caseInsensitive });
   }
+}
+
+/**
+ * Whether a pattern (its names) can match a path strictly below the directory whose names are
+ * given: every name of the directory matches the pattern's name at the same depth, and the pattern
+ * goes on past it. `**` matches any number of names, so from there on anything can follow.
+ */
+function reachesBelow(pattern: readonly NameMatcher[], dir: readonly string[], nocase: boolean): boolean {
+  for (let i = 0; i < dir.length; i++) {
+    const name = pattern[i];
+    if (name === undefined) return false;
+    if (name === "**") return true;
+    const actual = nocase ? dir[i].toLowerCase() : dir[i];
+    if (typeof name === "string" ? name !== actual : !name.test(dir[i])) return false;
+  }
+  return pattern.length > dir.length;
+}
+
+/**
+ * A glob's brace alternatives written out (`a/{b,c}/d` is `a/b/d` and `a/c/d`), nested braces
+ * included; escaped characters stay as they are. A brace without a comma at its own level is
+ * literal. Undefined when there would be more than MAX_BRACE_ALTERNATIVES.
+ */
+export function braceAlternatives(pattern: string): string[] | undefined {
+  let open = -1;
+  let depth = 0;
+  const commas: number[] = [];
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (c === "{") {
+      if (depth === 0) {
+        open = i;
+        commas.length = 0;
+      }
+      depth++;
+    } else if (c === "}" && depth > 0) {
+      depth--;
+      if (depth === 0 && commas.length > 0) {
+        const head = pattern.slice(0, open);
+        const tail = pattern.slice(i + 1);
+        const bounds = [open, ...commas, i];
+        const out: string[] = [];
+        for (let k = 0; k + 1 < bounds.length; k++) {
+          const more = braceAlternatives(head + pattern.slice(bounds[k] + 1, bounds[k + 1]) + tail);
+          if (!more) return undefined;
+          out.push(...more);
+          if (out.length > MAX_BRACE_ALTERNATIVES) return undefined;
+        }
+        return out;
+      }
+    } else if (c === "," && depth === 1) commas.push(i);
+  }
+  return [pattern];
 }

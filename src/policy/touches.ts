@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { meetsTrust, type TrustLevel } from "../taint/trust.ts";
 import { ENVIRONMENT, type CommandView } from "./commands/classify.ts";
 import { modeHolds, oneOf, patchPaths, valuesAt, type CompiledArgument, type CompiledMode } from "./arguments.ts";
@@ -163,7 +164,7 @@ export function callFacts(
   const copies: FileCopy[] = [];
   let command: CommandFacts | undefined;
   let cwd: string | undefined;
-  const visit = (path: string, at: string, access: "read" | "write", outside = false, listing = false): boolean => {
+  const visit = (path: string, at: string, access: "read" | "write", outside = false, listing = false, below = false): boolean => {
     if (++count > MAX_PATHS_PER_CALL) {
       touches.push({ kind: "unreadable-path", argument: at, value: `more than ${MAX_PATHS_PER_CALL} paths`, label: "too many paths to check" });
       return false;
@@ -171,7 +172,7 @@ export function callFacts(
     const key = `${access}\u0000${path}`;
     if (seen.has(key)) return true;
     seen.add(key);
-    const forms = touchesOf(path, at, access, agentId, env, touches);
+    const forms = touchesOf(path, at, access, agentId, env, touches, below);
     (access === "write" ? writes : reads).push({
       argument: at,
       raw: path,
@@ -215,7 +216,11 @@ export function callFacts(
             : "stored secrets (keys, tokens, passwords)",
       });
     }
-    for (const p of view.reads) if (!visit(under(p), command.argument, "read", false, view.listings.includes(p))) break;
+    // A command's read of a directory takes in the files below it (grep -r, rg, cp -r), unless it lists only their names.
+    for (const p of view.reads) {
+      const listing = view.listings.includes(p);
+      if (!visit(under(p), command.argument, "read", false, listing, !listing)) break;
+    }
     for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network)) break;
     for (const p of view.fetches) if (!visit(under(p), command.argument, "write", true)) break;
     for (const copy of view.copies) {
@@ -254,6 +259,7 @@ function touchesOf(
   agentId: string | undefined,
   env: CallEnvironment,
   out: Touch[],
+  below = false,
 ): readonly string[] | undefined {
   const forms = env.resolver.resolve(raw, agentId);
   if (!forms) {
@@ -264,6 +270,17 @@ function touchesOf(
   const match = env.paths.strictest(forms, agentId);
   const kind = match ? zoneTouch(match.zone, access) : undefined;
   if (match && kind) out.push({ kind, argument, value: forms[forms.length - 1], label: match.label });
+  if (below && kind !== "secret-read") {
+    // A directory read whole takes in a secret below it (grep -r key ~ reads ~/.ssh): it is a secret read.
+    for (const form of forms) {
+      const secret = env.paths.secretBelow(form, agentId);
+      // Asked of the filesystem only when a secret rule reaches below: a regular file has nothing below it.
+      if (secret && !isRegularFile(form)) {
+        out.push({ kind: "secret-read", argument, value: form, label: `${HOLDING}${secret.label} below it` });
+        break;
+      }
+    }
+  }
   if (access === "write" && env.workspaceOnly && !forms.every((p) => env.paths.writableFor(p, agentId))) {
     out.push({ kind: "outside-workspace", argument, value: forms[forms.length - 1], label: "outside the agent's workspace" });
   }
@@ -324,4 +341,16 @@ function selectedModes(
   }
   if (reading) out.unshift(reading);
   return out;
+}
+
+/** How a secret read of a directory that holds a secret below it is labelled (see `holdsSecretBelow`). */
+const HOLDING = "a directory holding ";
+
+/** The label says the path is a directory read whole with a secret below it, not a secret itself. */
+export function holdsSecretBelow(label: string | undefined): boolean {
+  return label?.startsWith(HOLDING) === true;
+}
+
+function isRegularFile(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
 }

@@ -1,5 +1,6 @@
 import { CONFIG_LOCATION } from "../config/config.ts";
 import type { Decision, RuleHit } from "../policy/decision.ts";
+import { holdsSecretBelow } from "../policy/touches.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import { isoTime } from "./iso-time.ts";
 import { approvalBlockNote } from "./approval-prompt.ts";
@@ -118,7 +119,15 @@ function remedies(hits: readonly RuleHit[], tool: string, d: Decision): string {
   if (hits.some((h) => h.rule === "path.outside-workspace")) {
     steps.push(`write inside the workspace, or add the path to ${CONFIG_LOCATION}.paths.writable`);
   }
-  if (hits.some((h) => (h.rule === "path.secret-read" || h.rule === "path.secret-write" || h.rule === "path.protected-write") && isPath(h.value))) {
+  if (hits.some((h) => h.rule === "path.secret-read" && holdsSecretBelow(h.label))) {
+    steps.unshift("read a narrower directory that holds no secrets (the project's folder rather than the home directory or /)");
+  }
+  if (
+    hits.some(
+      (h) =>
+        (h.rule === "path.secret-read" || h.rule === "path.secret-write" || h.rule === "path.protected-write") && isPath(h.value) && !holdsSecretBelow(h.label),
+    )
+  ) {
     steps.push(`if the path is not what the rule says, add an "open" rule for it to ${CONFIG_LOCATION}.paths.rules`);
   }
   if (hits.some((h) => h.rule === "tool.mode" && h.capability === "proc:exec" && h.mode?.includes("Code Mode"))) {

@@ -116,6 +116,37 @@ describe("exec by what the command does", () => {
     }
     expect(run(engine, "echo $HOME", "/home/me", "e-home").outcome).toBe("allow");
   });
+
+  it("a directory read whole takes in the secrets below it: a lowered session may not search home, OpenClaw's state or / for a key", () => {
+    const { engine, home, workspace } = makeEngine(ENFORCE);
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    mkdirSync(join(home, "projects", "api"), { recursive: true });
+    mkdirSync(join(workspace, "src"), { recursive: true });
+    taintWithPage(engine);
+    for (const command of [
+      "grep -r -A40 PRIVATE ~",
+      "rg -uu BEGIN ~",
+      "grep -r token ~/.openclaw",
+      "grep -rl KEY /",
+      "cat ~/.ss*/id_ed25519",
+      "cat /proc/*/environ",
+    ]) {
+      const d = run(engine, command, "", `s-${command}`);
+      expect(d.outcome, command).toBe("block");
+      expect(
+        d.rules.map((r) => r.rule),
+        command,
+      ).toContain("path.secret-read");
+    }
+    const reason = blockReason(run(engine, "grep -r PRIVATE ~", "", "s-reason"));
+    expect(reason).toContain(`reads "${home}", a directory holding`);
+    expect(reason).toContain("To allow it: read a narrower directory that holds no secrets");
+    expect(reason).not.toContain('add an "open" rule');
+    // Directories with no secret below them, and names listed without their contents, stay plain reads.
+    for (const command of ["grep -rn TODO ~/projects", "grep -rn TODO .", "cat src/*.ts", "wc -l src/*.ts", "ls -la ~", "du -sh ~/*", "cat /proc/cpuinfo"]) {
+      expect(run(engine, command, "", `o-${command}`).outcome, command).toBe("allow");
+    }
+  });
 });
 
 describe("operators' command rules", () => {

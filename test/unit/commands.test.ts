@@ -3,6 +3,7 @@ import fc from "fast-check";
 import {
   classifyCommand,
   builtinCommandRules,
+  globRoot,
   joinPath,
   remoteName,
   repositoryName,
@@ -280,10 +281,11 @@ describe("classifyCommand: commands that are not read-only", () => {
     ["PATH=/tmp:$PATH ls", {}, /setting PATH/],
     ["export NODE_OPTIONS=--require=x.js; node -v", {}, /export NODE_OPTIONS/],
     ['cd "$DIR" && ls', {}, /directory only known at run time/],
-    ["ls *.ts", { reads: ["*.ts"] }, /ls \*\.ts names files by a pattern/],
-    ["cat ~/.ne?rc", {}, /names files by a pattern/],
-    ["cat ~/.{ssh,aws}/id_rsa", {}, /names files by a pattern/],
+    ["cat src/*/../../.ssh/id_rsa", {}, /names files by a pattern/],
+    ["cat {notes,/etc}/passwd", {}, /names files by a pattern/],
+    ["cat src/{a,~/.ssh/id_rsa}", {}, /names files by a pattern/],
     ["cat ~root/.profile", {}, /names files by a pattern/],
+    ["sed -n p src/*.ts", {}, /names files by a pattern/],
     ["cat < *.txt", {}, /only known at run time/],
     ["read PATH < f; ls", { reads: ["f", "."] }, /read sets PATH/],
     ["printf -v LD_PRELOAD x", {}, /printf sets LD_PRELOAD/],
@@ -314,7 +316,40 @@ describe("classifyCommand: commands that are not read-only", () => {
     expect(classify('grep -rn --include=*.ts "ttl" src').readOnly).toBe(true);
     expect(classify("rg --glob=*.ts TODO").readOnly).toBe(true);
     expect(classify("grep --file=*.txt src").why.join()).toMatch(/names files by a pattern expanded at run time/);
-    expect(classify("grep -rn TODO *.ts").why.join()).toMatch(/names files by a pattern expanded at run time/);
+    expect(classify("grep -e TODO* src").why.join()).toMatch(/names files by a pattern expanded at run time/);
+    expect(classify("grep TODO* src").why.join()).toMatch(/names files by a pattern expanded at run time/);
+  });
+
+  it("a pattern whose names stay below one directory reads that directory whole; a listing lists it", () => {
+    const cases: [string, string[]][] = [
+      ["cat src/*.ts", ["src"]],
+      ["grep -rn TODO *.ts", ["."]],
+      ["wc -l src/**/*.ts test/*.ts", ["src", "test"]],
+      ["head -5 notes/{a,b}.md", ["notes"]],
+      ["cat ~/.ne?rc", ["~"]],
+      ["cat ~/.{ssh,aws}/id_rsa", ["~"]],
+      ["cat /etc/*.conf", ["/etc"]],
+      ["cat /*", ["/"]],
+    ];
+    for (const [command, reads] of cases) expect(classify(command), command).toMatchObject({ readOnly: true, reads, writes: [] });
+    expect(classify("ls src/*.ts")).toMatchObject({ readOnly: true, reads: ["src"], listings: ["src"] });
+    expect(classify("cat src/*.ts").listings).toEqual([]);
+    expect(globRoot("src/*.ts")).toBe("src");
+    expect(globRoot("*.md")).toBe(".");
+    expect(globRoot("a/b/c?/d")).toBe("a/b");
+    expect(globRoot("~user/*")).toBeUndefined();
+    expect(globRoot("src/*/../x")).toBeUndefined();
+    expect(globRoot("{a,/etc}/x")).toBeUndefined();
+    expect(globRoot("plain/path")).toBeUndefined();
+  });
+
+  it("a copy by a pattern copies its directory's contents; --parents lands below the source's own directories", () => {
+    expect(classify("cp notes/*.md runbooks/").copies).toEqual([{ from: "notes", to: "runbooks/", into: true, contents: true }]);
+    expect(classify("cp --parents notes/drop.md backup")).toMatchObject({
+      writes: ["backup", "backup/notes"],
+      copies: [{ from: "notes/drop.md", to: "backup/notes", into: true }],
+    });
+    expect(classify("cp --parents /srv/a/b.md backup").copies).toEqual([{ from: "/srv/a/b.md", to: "backup/srv/a", into: true }]);
   });
 
   it("quoted braces and globs are data, not patterns", () => {

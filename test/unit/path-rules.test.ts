@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import picomatch from "picomatch";
-import { PathRules, type HostLocations, type PathRule } from "../../src/policy/path-rules.ts";
+import { braceAlternatives, PathRules, type HostLocations, type PathRule } from "../../src/policy/path-rules.ts";
 import { BUILTIN_PATH_RULES } from "../../src/policy/builtin-path-rules.ts";
 
 /**
@@ -85,5 +85,81 @@ describe("path rules: one alternation finds the first matching rule", () => {
     expect(compiled.match(`${ws}/b/x`, "main")?.label).toBe("third");
     expect(compiled.match("/tmp/x", "main")).toBeUndefined();
     expect(new PathRules([], locations(false)).match(`${ws}/a`, "main")).toBeUndefined();
+  });
+});
+
+describe("path rules: a secret below a directory read whole", () => {
+  it("never misses one: whenever a secret rule takes a path, every directory above that path has a secret below it", () => {
+    const names = fc.constantFrom(
+      "home",
+      "o",
+      ".ssh",
+      ".aws",
+      ".openclaw",
+      ".openclaw-work",
+      "credentials",
+      "identity",
+      "agents",
+      "main",
+      "agent",
+      "proc",
+      "4242",
+      "environ",
+      ".netrc",
+      "workspace",
+      "x",
+    );
+    const deep = fc
+      .tuple(fc.constantFrom("", "/home/o", "/home/o/.openclaw", "/proc"), fc.array(names, { minLength: 1, maxLength: 5 }))
+      .map(([root, parts]) => `${root}/${parts.join("/")}`);
+    for (const caseInsensitive of [false, true]) {
+      const l = locations(caseInsensitive);
+      const rules = new PathRules(BUILTIN_PATH_RULES, l);
+      const secrets = BUILTIN_PATH_RULES.filter((r) => r.zone === "secret");
+      let checked = 0;
+      fc.assert(
+        fc.property(deep, fc.constantFrom("main", "ops", undefined), (p, agentId) => {
+          if (firstByEachPattern(secrets, l, agentId, p) === undefined) return;
+          const parts = p.split("/").filter(Boolean);
+          for (let k = 1; k < parts.length; k++) {
+            checked++;
+            expect(rules.secretBelow(`/${parts.slice(0, k).join("/")}`, agentId), `${p} at ${k}`).toBeDefined();
+          }
+        }),
+        { numRuns: 3000 },
+      );
+      // The generator is built to reach secrets: the property is not empty.
+      expect(checked).toBeGreaterThan(200);
+    }
+  });
+
+  it("names the secret under home and OpenClaw's state, and none under a project or the workspace", () => {
+    const rules = new PathRules(BUILTIN_PATH_RULES, locations(false));
+    expect(rules.secretBelow("/home/o", "main")?.label).toBe("ClawOS's state key");
+    expect(rules.secretBelow("/home/o/.ssh", "main")?.label).toBe("SSH keys and config");
+    expect(rules.secretBelow("/home/o/.openclaw/agents", "main")?.label).toBe("an agent's auth profiles and transcripts");
+    expect(rules.secretBelow("/proc/4242", "main")?.label).toBe("a process's environment (it holds keys and tokens)");
+    expect(rules.secretBelow("/", "main")).toBeDefined();
+    for (const dir of ["/home/o/projects", "/home/o/.openclaw/workspace", "/home/o/.openclaw/workspace/src", "/etc", "/srv/ops-ws", "/home/o/.ssh.bak"]) {
+      expect(rules.secretBelow(dir, "main"), dir).toBeUndefined();
+    }
+    // A file the pattern names exactly is matched by the rule itself, not found below it.
+    expect(rules.secretBelow("/home/o/.netrc", "main")).toBeUndefined();
+  });
+
+  it("an operator's secret pattern with ** reaches below every directory it can start from", () => {
+    const rules = new PathRules([{ pattern: "**/.env", zone: "secret", label: "dotenv files" }], locations(false));
+    expect(rules.secretBelow("/srv/app", "main")?.label).toBe("dotenv files");
+    expect(
+      new PathRules([{ pattern: "{workspace}/vault/**", zone: "secret", label: "the vault" }], locations(false)).secretBelow("/srv/ops-ws", "ops")?.label,
+    ).toBe("the vault");
+  });
+
+  it("writes out brace alternatives, nested and escaped, and gives up past a bound", () => {
+    expect(braceAlternatives("/h/{.a,.b-*}/{c,d}/**")).toEqual(["/h/.a/c/**", "/h/.a/d/**", "/h/.b-*/c/**", "/h/.b-*/d/**"]);
+    expect(braceAlternatives("/h/{a,{b,c}x}")).toEqual(["/h/a", "/h/bx", "/h/cx"]);
+    expect(braceAlternatives("/h/\\{a,b\\}")).toEqual(["/h/\\{a,b\\}"]);
+    expect(braceAlternatives("/h/{solo}")).toEqual(["/h/{solo}"]);
+    expect(braceAlternatives("{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}")).toBeUndefined();
   });
 });

@@ -689,9 +689,22 @@ describe("engine: provenance-aware decisions", () => {
 
     it("a search of a directory's files takes in the file a page's session wrote there; a listing of its names does not", () => {
       const { engine } = dropped();
-      const lowered = ["grep -rn deploy notes", "grep -rn deploy .", "grep -rn deploy", "rg deploy", "rg deploy notes", "git grep deploy", "git log -p"];
+      const lowered = [
+        "grep -rn deploy notes",
+        "grep -rn deploy .",
+        "grep -rn deploy",
+        "rg deploy",
+        "rg deploy notes",
+        "git grep deploy",
+        "git log -p",
+        "cat notes/*.md",
+        "grep -n deploy notes/*",
+        "head -3 */*.md",
+      ];
       const kept = [
         "grep -rn deploy clean",
+        "cat clean/*.md",
+        "ls notes/*",
         "rg deploy clean",
         "ls notes",
         "ls -R",
@@ -717,6 +730,9 @@ describe("engine: provenance-aware decisions", () => {
         ["cp -r notes backup", "cat backup/notes/drop.md"],
         ["rsync -a notes/ synced/", "cat synced/drop.md"],
         ["tar cf notes.tar notes", "tar xOf notes.tar"],
+        ["cp --parents notes/drop.md backup", "cat backup/notes/drop.md"],
+        ["cp notes/*.md patterned/", "cat patterned/drop.md"],
+        ["cat notes/*.md > joined.md", "cat joined.md"],
       ];
       for (const [i, [copy, read]] of copies.entries()) {
         // The copy itself runs in an owner session and prints nothing: that session stays at owner.
@@ -726,6 +742,7 @@ describe("engine: provenance-aware decisions", () => {
       // A directory copied whole carries each label below it to the same place; the owner's files in it stay the owner's.
       expect(trustAfter(engine, "cat archive/mine.md", 150)).toBe("owner");
       expect(trustAfter(engine, "cat synced/mine.md", 151)).toBe("owner");
+      expect(trustAfter(engine, "cat patterned/mine.md", 152)).toBe("owner");
       // The owner's own files copied the same way stay the owner's, and so do the other files where copies landed.
       expect(trustAfter(engine, "cp clean/a.md backup/", 200, "")).toBe("owner");
       expect(trustAfter(engine, "cat backup/a.md", 201)).toBe("owner");

@@ -249,6 +249,29 @@ function literalWord(text: string): Word {
   return { raw: text, text, quoted: false, dynamic: false, glob: false, scripts: [] };
 }
 
+/**
+ * The directory a pattern's names stay below: the names before the first one the shell expands
+ * (`src/*.ts` is `src`, `*.md` is `.`, `~/notes/*` is `~/notes`). Undefined when the expansion can
+ * leave it or is not over names: a `..` or a `~` from that name on, a brace alternative that starts
+ * an absolute path (`{a,/etc}`), or another user's home (`~user`).
+ */
+export function globRoot(text: string): string | undefined {
+  const names = text.split("/");
+  const first = names.findIndex((name) => /[*?[{]/.test(name));
+  if (first === -1) return undefined;
+  if (names[0].startsWith("~") && names[0] !== "~") return undefined;
+  const rest = names.slice(first).join("/");
+  if (rest.includes("..") || rest.includes("~") || /[{,]\//.test(rest)) return undefined;
+  if (first === 0) return ".";
+  return names.slice(0, first).join("/") || "/";
+}
+
+/** The directory part of a path as written (`a/b.md` is `a`, `b.md` is `.`). */
+function dirOf(path: string): string {
+  const cut = path.replace(/\/+$/, "").lastIndexOf("/");
+  return cut === -1 ? "." : cut === 0 ? "/" : path.slice(0, cut);
+}
+
 export function joinPath(dir: string, path: string): string {
   if (!dir || dir === ".") return path;
   if (path.startsWith("/") || path.startsWith("~")) return path;
@@ -274,6 +297,9 @@ class Walker {
   private readonly contents: string[] = [];
   /** The program being read shows only names and metadata (its behaviour's `listsOnly`). */
   private lister = false;
+  /** A read program's pattern operands whose names stay below one directory (`src/*.ts`): each is read as that directory. */
+  private patterns: Set<Word> | undefined;
+  private readonly patternsRead = new Set<Word>();
   private readonly writes: string[] = [];
   private readonly copies: CopyFact[] = [];
   private readonly fetches: string[] = [];
@@ -561,11 +587,17 @@ class Walker {
     const spec = entry.spec;
     if (!ctx.remote && disclosesEnvironment(name, args)) add(this.secrets, ENVIRONMENT);
     if (ctx.remote && disclosesEnvironment(name, args)) this.notReadOnly(`${name} prints the remote host's environment`);
+    let patterns: Set<Word> | undefined;
     if (spec.kind === "read" && !spec.inert) {
       // The shell expands a pattern into names before the program sees them: which files, only run time knows.
       // A filter flag with its value (--include=*.ts) can only become that flag again, so it names no file.
-      const pattern = args.find((w) => w.glob && !filterFlag(spec, w.text));
-      if (pattern) this.notReadOnly(`${name} ${pattern.raw} names files by a pattern expanded at run time`);
+      // A plain read program's file operand whose names stay below one directory (`cat src/*.ts`) reads
+      // that directory whole; any other pattern is not a read ClawOS can bound.
+      const found = args.filter((w) => w.glob && !filterFlag(spec, w.text));
+      const plain = !ctx.remote && !spec.wrapper && spec.handler === undefined && !spec.subcommands && !spec.noSubcommand && !spec.otherSubcommand;
+      const unbounded = found.find((w) => !plain || globRoot(w.text) === undefined);
+      if (unbounded) this.notReadOnly(`${name} ${unbounded.raw} names files by a pattern expanded at run time`);
+      else if (found.length > 0) patterns = new Set(found);
     }
     if (spec.infoFlags && args.length === 1 && !args[0].dynamic && spec.infoFlags.includes(args[0].text)) {
       this.match([name, args[0].text], true);
@@ -584,7 +616,15 @@ class Walker {
       return;
     }
     this.match([name, ...texts(args)], true);
-    this.runBehaviour(spec, name, args, ctx, "");
+    this.patterns = patterns;
+    try {
+      this.runBehaviour(spec, name, args, ctx, "");
+    } finally {
+      this.patterns = undefined;
+    }
+    // A pattern the program did not read as a file (a flag's value, grep's search pattern) expands all the same.
+    const left = patterns && [...patterns].find((w) => !this.patternsRead.has(w));
+    if (left) this.notReadOnly(`${name} ${left.raw} names files by a pattern expanded at run time`);
   }
 
   /** A program's subcommand (`npm install`, `docker push`): global flags before it are skipped. */
@@ -860,7 +900,9 @@ class Walker {
     const readOperand = (w: Word) => {
       if (w.process) return;
       readSome = true;
-      this.read(ctx, w.dynamic ? w.raw : w.text, where);
+      const root = this.patterns?.has(w) ? globRoot(w.text) : undefined;
+      if (root !== undefined) this.patternsRead.add(w);
+      this.read(ctx, root ?? (w.dynamic ? w.raw : w.text), where);
     };
     const writeOperand = (w: Word) => {
       if (w.process) return;
@@ -1813,6 +1855,7 @@ class Walker {
   private runCopy(label: string, args: readonly Word[], ctx: Context, base: string): void {
     let target: string | undefined;
     let dirsOnly = false;
+    let parents = false;
     const operands: Word[] = [];
     let dashdash = false;
     for (let i = 0; i < args.length; i++) {
@@ -1830,6 +1873,7 @@ class Walker {
       const flag = t.startsWith("--") && eq !== -1 ? t.slice(0, eq) : t.startsWith("--") ? t : t.slice(0, 2);
       const attached = t.startsWith("--") ? (eq === -1 ? "" : t.slice(eq + 1)) : t.slice(2);
       if (flag === "-t" || flag === "--target-directory") target = attached || args[++i]?.text;
+      else if (flag === "--parents" && !label.startsWith("install")) parents = true;
       else if (label.startsWith("install") && flag === "-d") dirsOnly = true;
       else if (COPY_VALUES.has(flag) && !attached && (t.startsWith("--") ? eq === -1 : t.length === 2)) i++;
     }
@@ -1841,11 +1885,23 @@ class Walker {
     }
     const sources = target !== undefined ? operands : operands.slice(0, -1);
     const dest = target ?? (operands.length > 1 ? path(operands[operands.length - 1]) : undefined);
-    for (const w of sources) this.read(ctx, path(w), base);
-    if (/^(g?mv|git mv)\b/.test(label)) for (const w of sources) this.write(ctx, path(w), base);
+    // A pattern (`cp notes/*.md dst/`) copies files from the directory its names stay below: that
+    // directory's contents, as far as ClawOS can tell which.
+    const from = (w: Word) => (w.glob && !w.dynamic ? globRoot(w.text) : undefined);
+    for (const w of sources) this.read(ctx, from(w) ?? path(w), base);
+    if (/^(g?mv|git mv)\b/.test(label)) for (const w of sources) this.write(ctx, from(w) ?? path(w), base);
     if (dest !== undefined) {
       this.write(ctx, dest, base);
-      for (const w of sources) this.copy(ctx, path(w), dest, base, { into: target !== undefined || sources.length > 1 });
+      for (const w of sources) {
+        const root = from(w);
+        const source = root ?? path(w);
+        // --parents recreates the source's own directories below the destination (cp --parents a/b.md dst: dst/a/b.md).
+        const parent = parents ? (root ?? dirOf(source)) : undefined;
+        const below = parent?.replace(/^\/+/, "");
+        const lands: string = below && below !== "." ? joinPath(dest, below) : dest;
+        if (lands !== dest) this.write(ctx, lands, base);
+        this.copy(ctx, source, lands, base, root !== undefined ? { contents: true } : { into: parents || target !== undefined || sources.length > 1 });
+      }
       this.notReadOnly(`${label} writes ${dest}`);
     } else this.notReadOnly(`${label} ${KIND_WHY.write}`);
   }
