@@ -343,6 +343,10 @@ describe("classifyCommand: commands that are not read-only", () => {
     expect(globRoot("plain/path")).toBeUndefined();
   });
 
+  it("zip writes its archive from the files it reads (a pattern: its directory)", () => {
+    expect(classify("zip -r out.zip notes src/*.ts")).toMatchObject({ readOnly: false, reads: ["notes", "src"], writes: ["out.zip"] });
+  });
+
   it("a copy by a pattern copies its directory's contents; --parents lands below the source's own directories", () => {
     expect(classify("cp notes/*.md runbooks/").copies).toEqual([{ from: "notes", to: "runbooks/", into: true, contents: true }]);
     expect(classify("cp --parents notes/drop.md backup")).toMatchObject({

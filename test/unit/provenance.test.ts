@@ -733,6 +733,8 @@ describe("engine: provenance-aware decisions", () => {
         ["cp --parents notes/drop.md backup", "cat backup/notes/drop.md"],
         ["cp notes/*.md patterned/", "cat patterned/drop.md"],
         ["cat notes/*.md > joined.md", "cat joined.md"],
+        ["zip -r notes.zip notes", "unzip -p notes.zip"],
+        ["zip some.zip notes/*.md", "unzip -p some.zip"],
       ];
       for (const [i, [copy, read]] of copies.entries()) {
         // The copy itself runs in an owner session and prints nothing: that session stays at owner.

@@ -1516,7 +1516,14 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     handler: "compress",
   },
   {
-    names: ["zip", "jar"],
+    names: ["zip"],
+    kind: "write",
+    operands: "written-then-paths",
+    valueFlags: ["-x", "-i", "-b", "-n", "-t", "-tt", "-P", "-Z"],
+    why: "creates or changes an archive",
+  },
+  {
+    names: ["jar"],
     kind: "write",
     operands: "writes",
     valueFlags: ["-x", "-i", "-b", "-n", "-t", "-tt", "-P", "-Z"],

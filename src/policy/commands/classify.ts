@@ -900,8 +900,9 @@ class Walker {
     const readOperand = (w: Word) => {
       if (w.process) return;
       readSome = true;
-      const root = this.patterns?.has(w) ? globRoot(w.text) : undefined;
-      if (root !== undefined) this.patternsRead.add(w);
+      // A pattern reads the directory its names stay below (what a program that writes from it carries, too).
+      const root = w.glob && !w.dynamic ? globRoot(w.text) : undefined;
+      if (root !== undefined && this.patterns?.has(w)) this.patternsRead.add(w);
       this.read(ctx, root ?? (w.dynamic ? w.raw : w.text), where);
     };
     const writeOperand = (w: Word) => {
@@ -931,6 +932,13 @@ class Walker {
       case "writes":
         operands.forEach(writeOperand);
         if (isRead && operands.length) this.notReadOnly(`${label} writes ${operands[0].raw}`);
+        break;
+      case "written-then-paths":
+        if (operands[0]) {
+          writeOperand(operands[0]);
+          this.notReadOnly(`${label} writes ${operands[0].raw}`);
+        }
+        operands.slice(1).forEach(readOperand);
         break;
       case "first-then-writes":
         operands.slice(1).forEach(writeOperand);

@@ -137,9 +137,20 @@ export type ProgramHandler = (typeof PROGRAM_HANDLERS)[number];
  *   in-out             the first is read, the second written (uniq, xxd)
  *   writes             each is written (touch, rm, mkdir)
  *   first-then-writes  the first is a mode or owner, the rest are written (chmod, chown)
+ *   written-then-paths the first is written from the rest, which are read (zip out.zip dir)
  *   format             each must start with + (date +%s); anything else sets something
  */
-export const OPERAND_KINDS = ["paths", "strings", "pattern-then-paths", "forbidden", "in-out", "writes", "first-then-writes", "format"] as const;
+export const OPERAND_KINDS = [
+  "paths",
+  "strings",
+  "pattern-then-paths",
+  "forbidden",
+  "in-out",
+  "writes",
+  "first-then-writes",
+  "written-then-paths",
+  "format",
+] as const;
 export type OperandKind = (typeof OPERAND_KINDS)[number];
 
 const flagList = (description: string) =>
