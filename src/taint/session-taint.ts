@@ -640,12 +640,14 @@ export class SessionTaint {
   /**
    * A call allowed while the session was at owner: the recipients, hosts, ids and URLs it names were
    * chosen when only the owner's input had entered, so they are the owner's values from then on (a
-   * reply to the thread the session opened, a second ssh to the host it already used). Paths and
-   * commands are left to their own rules; free text is never a value.
+   * reply to the thread the session opened, a second ssh to the host it already used). So are the
+   * single-word values of arguments its manifest gives no role (the message id a mail tool's read
+   * opened, the chat a read named): a later call that acts on them acts on what the owner's session
+   * picked. Paths and commands are left to their own rules; free text is never a value.
    */
   private noteChosenValues(call: ToolCall, tool: ResolvedTool, facts: CallFacts | undefined): void {
     const entry = this.policy.manifestFor(tool.name);
-    if (!entry?.namesValues) return;
+    if (!entry) return;
     // A command's text counts when it reaches another host: the hosts and names in it were the
     // owner's session's choice. A local command names nothing a later decision looks up by value.
     const commandText = facts?.command?.view.network === true;
@@ -657,6 +659,7 @@ export class SessionTaint {
         if (typeof value === "string" && value.length <= MAX_CHOSEN_VALUE) text += `${value}\n`;
       }
     }
+    text += undeclaredWords(params, entry.arguments);
     if (!text || !call.sessionKey) return;
     const state = this.store.get(call.sessionKey, "owner");
     this.provenance.noteContent(state, text, "owner", {
@@ -923,4 +926,23 @@ function sameShallow(a: unknown, b: unknown): boolean {
     if (va !== vb && JSON.stringify(va) !== JSON.stringify(vb)) return false;
   }
   return true;
+}
+
+/**
+ * The single-word values (no whitespace, at most MAX_SELECTED_VALUE characters) of a call's
+ * top-level arguments that its manifest does not name, one per line: identifiers, not text.
+ */
+function undeclaredWords(params: unknown, declared: readonly { readonly spec: { readonly at: string } }[]): string {
+  if (!params || typeof params !== "object" || Array.isArray(params)) return "";
+  const named = new Set(declared.map((a) => a.spec.at.replace(/^\//, "").split(/[./]/)[0]));
+  let text = "";
+  const add = (value: unknown) => {
+    if (typeof value === "string" && value.length > 0 && value.length <= MAX_SELECTED_VALUE && !/\s/.test(value)) text += `${value}\n`;
+  };
+  for (const [key, value] of Object.entries(params as Record<string, unknown>)) {
+    if (named.has(key)) continue;
+    if (Array.isArray(value)) value.slice(0, 64).forEach(add);
+    else add(value);
+  }
+  return text;
 }
