@@ -123,7 +123,7 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
   };
 
   const resolver: PathResolver = {
-    resolve(raw, agentId) {
+    resolve(raw, agentId, existing = false) {
       if (typeof raw !== "string" || raw.includes("\u0000")) return undefined;
       let p = raw.trim();
       if (!p) return undefined;
@@ -140,7 +140,7 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
       if (p.startsWith("@")) p = p.slice(1);
       if (p === "~" || p.startsWith("~/")) p = locations.home + p.slice(1);
       const spelled = isAbsolute(p) ? resolve(p) : resolve(workspaceFor(agentId), p);
-      const real = realOf(spelled);
+      const real = (existing && realOfExisting(spelled)) || realOf(spelled);
       return real && real !== spelled ? [spelled, real] : [spelled];
     },
   };
@@ -163,6 +163,18 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
   };
 
   return { locations, resolver, settings };
+}
+
+/**
+ * The real path of a path that exists, in one call (a read's path usually does); undefined when it
+ * does not, and `realOf` walks up from there. The same answer as `realOf` for an existing path.
+ */
+function realOfExisting(path: string): string | undefined {
+  try {
+    return (realpathSync.native ?? realpathSync)(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -17,8 +17,9 @@ export interface PathResolver {
    * The absolute forms of a path the host would touch: as spelled (home, workspace-relative and
    * `..` resolved) and, when different, with symlinks followed. Empty for a value that is not a
    * local path (an http URL); undefined when it cannot be read as one (a NUL byte, a bad file URL).
+   * `existing`: the path is expected to exist (a read), which lets symlinks be followed in one step.
    */
-  resolve(raw: string, agentId: string | undefined): readonly string[] | undefined;
+  resolve(raw: string, agentId: string | undefined, existing?: boolean): readonly string[] | undefined;
 }
 
 /** Host settings a manifest's modes can name (e.g. `codeMode.executor`), per agent. */
@@ -261,7 +262,7 @@ function touchesOf(
   out: Touch[],
   below = false,
 ): readonly string[] | undefined {
-  const forms = env.resolver.resolve(raw, agentId);
+  const forms = env.resolver.resolve(raw, agentId, access === "read");
   if (!forms) {
     if (raw.trim()) out.push({ kind: "unreadable-path", argument, value: raw, label: "a path ClawOS cannot resolve" });
     return undefined;

@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -93,6 +93,21 @@ bypassCorpus("what a call touches", ({ config, enforceOnlyIt }) => {
     expectStopped(s, () => gate(s, "read", { path: join(s.rec.stateDir, "credentials", "telegram.json") }));
     expectStopped(s, () => gate(s, "read", { path: join(s.rec.stateDir, "agents", "main", "agent", "openclaw-agent.sqlite") }));
     expectStopped(s, () => gate(s, "read", { path: join(s.rec.stateDir, "openclaw.json") }));
+  });
+
+  it("reading a credential store through a symlink planted in the workspace, or a directory that holds one", () => {
+    const s = setup(config);
+    s.taint();
+    mkdirSync(join(s.rec.stateDir, "credentials"), { recursive: true });
+    writeFileSync(join(s.rec.stateDir, "credentials", "telegram.json"), '{"token":"x"}');
+    mkdirSync(workspaceOf(s), { recursive: true });
+    symlinkSync(join(s.rec.stateDir, "credentials", "telegram.json"), join(workspaceOf(s), "notes.json"));
+    symlinkSync(join(s.rec.stateDir, "credentials"), join(workspaceOf(s), "creds"));
+    expectStopped(s, () => gate(s, "read", { path: "notes.json" }));
+    expectStopped(s, () => gate(s, "read", { path: "creds/telegram.json" }));
+    expectStopped(s, () => gate(s, "exec", { command: "cat notes.json" }));
+    expectStopped(s, () => gate(s, "exec", { command: "grep -rn token creds" }));
+    expectStopped(s, () => gate(s, "exec", { command: `grep -rn token ${s.rec.stateDir}` }));
   });
 
   it("sending a credential file as a message attachment", () => {
