@@ -123,6 +123,8 @@ describe("exec by what the command does", () => {
     mkdirSync(join(home, "projects", "api"), { recursive: true });
     mkdirSync(join(workspace, "src"), { recursive: true });
     taintWithPage(engine);
+    // A pattern that can match `..` (`.*`) reaches the workspace's parent, OpenClaw's state: not a read ClawOS bounds.
+    expect(run(engine, "grep -r token .*", "", "s-dots").rules.map((r) => r.rule)).toContain("tool.min-input-trust");
     for (const command of [
       "grep -r -A40 PRIVATE ~",
       "rg -uu BEGIN ~",

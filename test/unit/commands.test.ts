@@ -284,6 +284,10 @@ describe("classifyCommand: commands that are not read-only", () => {
     ["cat src/*/../../.ssh/id_rsa", {}, /names files by a pattern/],
     ["cat {notes,/etc}/passwd", {}, /names files by a pattern/],
     ["cat src/{a,~/.ssh/id_rsa}", {}, /names files by a pattern/],
+    ["grep -r KEY .*", {}, /names files by a pattern/],
+    ["cat src/.?", {}, /names files by a pattern/],
+    ["cat {.,.}./x", {}, /names files by a pattern/],
+    ["cat [.][.]/x", {}, /names files by a pattern/],
     ["cat ~root/.profile", {}, /names files by a pattern/],
     ["sed -n p src/*.ts", {}, /names files by a pattern/],
     ["cat < *.txt", {}, /only known at run time/],
@@ -340,6 +344,11 @@ describe("classifyCommand: commands that are not read-only", () => {
     expect(globRoot("~user/*")).toBeUndefined();
     expect(globRoot("src/*/../x")).toBeUndefined();
     expect(globRoot("{a,/etc}/x")).toBeUndefined();
+    // `.*` and `.?` match `..` in the shells OpenClaw runs (bash before 5.2, dash): the parent is not below.
+    expect(globRoot(".*")).toBeUndefined();
+    expect(globRoot("src/.?/x")).toBeUndefined();
+    expect(globRoot(".env*")).toBe(".");
+    expect(globRoot(".github/*.yml")).toBe(".github");
     expect(globRoot("plain/path")).toBeUndefined();
   });
 

@@ -10,6 +10,7 @@ import {
   type ProgramSpec,
   type SubcommandSpec,
 } from "./command-rules.ts";
+import { braceAlternatives } from "../path-rules.ts";
 import { ARITHMETIC_NAMES, parseShell, type Command, type Redirect, type Script, type SimpleCommand, type Word } from "./shell.ts";
 
 /**
@@ -252,8 +253,10 @@ function literalWord(text: string): Word {
 /**
  * The directory a pattern's names stay below: the names before the first one the shell expands
  * (`src/*.ts` is `src`, `*.md` is `.`, `~/notes/*` is `~/notes`). Undefined when the expansion can
- * leave it or is not over names: a `..` or a `~` from that name on, a brace alternative that starts
- * an absolute path (`{a,/etc}`), or another user's home (`~user`).
+ * leave it or is not over names: another user's home (`~user`), a `~` or `..` from that name on, a
+ * brace alternative that starts an absolute path (`{a,/etc}`), or a name that can match `..` itself
+ * (`.*` and `.?` do: a leading dot matched explicitly, then a pattern that takes the second dot;
+ * a bracket at a name's start is taken to as well).
  */
 export function globRoot(text: string): string | undefined {
   const names = text.split("/");
@@ -261,7 +264,15 @@ export function globRoot(text: string): string | undefined {
   if (first === -1) return undefined;
   if (names[0].startsWith("~") && names[0] !== "~") return undefined;
   const rest = names.slice(first).join("/");
-  if (rest.includes("..") || rest.includes("~") || /[{,]\//.test(rest)) return undefined;
+  if (rest.includes("..") || rest.includes("~")) return undefined;
+  const alternatives = braceAlternatives(rest);
+  if (!alternatives) return undefined;
+  for (const alternative of alternatives) {
+    if (alternative.startsWith("/") || alternative.includes("..")) return undefined;
+    for (const name of alternative.split("/")) {
+      if (name.startsWith("[") || (name.startsWith(".") && /[*?[]/.test(name[1] ?? ""))) return undefined;
+    }
+  }
   if (first === 0) return ".";
   return names.slice(0, first).join("/") || "/";
 }
