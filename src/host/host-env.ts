@@ -206,11 +206,7 @@ function realOf(path: string, depth = 0): string | undefined {
     rest.push(basename(head));
     head = parent;
   }
-  let real: string;
-  try {
-    real = (realpathSync.native ?? realpathSync)(head);
-  } catch {
-    return undefined;
-  }
+  const real = realOfExisting(head);
+  if (real === undefined) return undefined;
   return rest.length ? join(real, ...rest.reverse()) : real;
 }

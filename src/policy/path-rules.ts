@@ -72,7 +72,7 @@ export function builtinPathRules(): PathRule[] {
 const GLOB_SPECIAL = /[\\*?[\]{}()!+@|]/g;
 
 /** A name with any of these is matched by picomatch (escaped names included); others are compared as they are. */
-const GLOB_CHAR = /[\\*?[\]{}()!+@|]/;
+const GLOB_CHAR = new RegExp(GLOB_SPECIAL.source);
 
 function escapeGlob(path: string): string {
   return path.replace(GLOB_SPECIAL, "\\$&");

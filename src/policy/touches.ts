@@ -352,6 +352,7 @@ export function holdsSecretBelow(label: string | undefined): boolean {
   return label?.startsWith(HOLDING) === true;
 }
 
-function isRegularFile(path: string): boolean {
+/** A regular file (nothing is below it); false for a directory, a missing path or anything else. */
+export function isRegularFile(path: string): boolean {
   return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
 }

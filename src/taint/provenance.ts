@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import type { FileCopy } from "../policy/touches.ts";
+import { isRegularFile, type FileCopy } from "../policy/touches.ts";
 import type { ArgumentRole } from "../policy/manifest-schema.ts";
 import { holdsSecret, redactString } from "../audit/redact.ts";
 import type { FileLabel, FileLabels } from "./file-labels.ts";
@@ -240,7 +240,7 @@ export class Provenance {
       if (level === "untrusted") break;
       // Nothing is below a file, and the walk costs a pass over every label: only a directory (or a
       // path not there yet) is walked.
-      if (isFile(dir)) continue;
+      if (isRegularFile(dir)) continue;
       const low = this.labels.lowestUnder(dir);
       if (low) level = minTrust(level, low.level);
       if (this.hostWrittenBelow(dir, agentId) !== undefined) level = "untrusted";
@@ -288,7 +288,7 @@ export class Provenance {
         this.labels.set(lands, whole, at, true, by);
         continue;
       }
-      if (isFile(source)) continue;
+      if (isRegularFile(source)) continue;
       // Collected first: setting labels while walking them would walk the new ones too.
       const carried = [...this.labels.under(source)].filter(({ label }) => label.level !== "owner");
       for (const { relative, label } of carried) this.labels.set(join(lands, relative), label.level, at, label.tree, by);
@@ -488,8 +488,4 @@ export function isHostMask(value: string): boolean {
 
 function isDirectory(path: string): boolean {
   return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
-}
-
-function isFile(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
 }

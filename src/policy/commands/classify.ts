@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import { TRUST_LEVELS, trustRank, type TrustLevel } from "../../taint/trust.ts";
 import {
   compileCommandRules,
@@ -275,12 +276,6 @@ export function globRoot(text: string): string | undefined {
   }
   if (first === 0) return ".";
   return names.slice(0, first).join("/") || "/";
-}
-
-/** The directory part of a path as written (`a/b.md` is `a`, `b.md` is `.`). */
-function dirOf(path: string): string {
-  const cut = path.replace(/\/+$/, "").lastIndexOf("/");
-  return cut === -1 ? "." : cut === 0 ? "/" : path.slice(0, cut);
 }
 
 export function joinPath(dir: string, path: string): string {
@@ -1915,7 +1910,7 @@ class Walker {
         const root = from(w);
         const source = root ?? path(w);
         // --parents recreates the source's own directories below the destination (cp --parents a/b.md dst: dst/a/b.md).
-        const parent = parents ? (root ?? dirOf(source)) : undefined;
+        const parent = parents ? (root ?? posix.dirname(source)) : undefined;
         const below = parent?.replace(/^\/+/, "");
         const lands: string = below && below !== "." ? joinPath(dest, below) : dest;
         if (lands !== dest) this.write(ctx, lands, base);
