@@ -26,6 +26,8 @@ export interface ManifestEntry {
   readonly selects: readonly { readonly at: string; readonly segments: Segments; readonly trust: TrustLevel }[];
   /** The arguments that say what the lookup looks for (`provenance.chosenBy`), compiled. */
   readonly chosenBy: readonly Segments[];
+  /** The top-level params that some argument with a role reads (the first name of each `at`). */
+  readonly declaredTop: ReadonlySet<string>;
 }
 
 export interface BrokenManifest {
@@ -82,6 +84,7 @@ export function validateManifest(
         namesValues: (manifest.arguments ?? []).some((a) => NAMED_VALUE_ROLES.includes(a.role) || a.role === "command"),
         selects: (manifest.provenance?.selects ?? []).map((s) => ({ at: s.at, segments: compileArgumentPath(s.at), trust: s.trust })),
         chosenBy: (manifest.provenance?.chosenBy ?? []).map(compileArgumentPath),
+        declaredTop: new Set((manifest.arguments ?? []).map((a) => compileArgumentPath(a.at)[0])),
       },
     };
   }

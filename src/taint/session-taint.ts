@@ -659,7 +659,7 @@ export class SessionTaint {
         if (typeof value === "string" && value.length <= MAX_CHOSEN_VALUE) text += `${value}\n`;
       }
     }
-    text += undeclaredWords(params, entry.arguments);
+    text += undeclaredWords(params, entry.declaredTop);
     if (!text || !call.sessionKey) return;
     const state = this.store.get(call.sessionKey, "owner");
     this.provenance.noteContent(state, text, "owner", {
@@ -932,15 +932,15 @@ function sameShallow(a: unknown, b: unknown): boolean {
  * The single-word values (no whitespace, at most MAX_SELECTED_VALUE characters) of a call's
  * top-level arguments that its manifest does not name, one per line: identifiers, not text.
  */
-function undeclaredWords(params: unknown, declared: readonly { readonly spec: { readonly at: string } }[]): string {
+function undeclaredWords(params: unknown, declared: ReadonlySet<string>): string {
   if (!params || typeof params !== "object" || Array.isArray(params)) return "";
-  const named = new Set(declared.map((a) => a.spec.at.replace(/^\//, "").split(/[./]/)[0]));
   let text = "";
   const add = (value: unknown) => {
     if (typeof value === "string" && value.length > 0 && value.length <= MAX_SELECTED_VALUE && !/\s/.test(value)) text += `${value}\n`;
   };
-  for (const [key, value] of Object.entries(params as Record<string, unknown>)) {
-    if (named.has(key)) continue;
+  for (const key in params as Record<string, unknown>) {
+    if (declared.has(key) || !Object.hasOwn(params, key)) continue;
+    const value = (params as Record<string, unknown>)[key];
     if (Array.isArray(value)) value.slice(0, 64).forEach(add);
     else add(value);
   }
