@@ -41,6 +41,8 @@ export interface ToolResult {
   readonly synthetic?: boolean;
   /** A trust level stated out of band by the caller (trace replay), never read from content. */
   readonly resultTrust?: TrustLevel;
+  /** The host reported the call as failed: what it returned is an error's text, not the tool's output. */
+  readonly failed?: boolean;
   /**
    * What the tool returned (the host's result or stored message content), when the hook carries it.
    * Read for the values it names (provenance), never for trust.

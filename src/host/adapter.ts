@@ -148,6 +148,7 @@ function observeAfterToolCall(runtime: ClawosRuntime, event: HookEvent<"after_to
     sessionKey,
     isSubagent: isSubagentSessionKey(sessionKey),
     ...(event?.result !== undefined && !event?.error ? { content: event.result } : {}),
+    ...(event?.error ? { failed: true } : {}),
   });
 }
 
@@ -172,6 +173,7 @@ function observePersist(
     // Host-made results (an interrupted call's placeholder) carry nothing from the tool. A blocked
     // call is recognised from ClawOS's own decision, never from details a tool could have written.
     synthetic: event?.isSynthetic === true,
+    ...((message as { isError?: unknown } | undefined)?.isError === true ? { failed: true } : {}),
     ...(message && typeof message === "object" && message.content !== undefined
       ? { content: { content: message.content, ...(message.details && typeof message.details === "object" ? { details: message.details } : {}) } }
       : {}),

@@ -167,9 +167,12 @@ export const DECISION_ROLES: readonly ArgumentRole[] = ARGUMENT_ROLES.filter((ro
  * trust of the files the call reads (what ClawOS saw written to them, trusted paths at owner, other
  * paths at `outputTrust`); `command` is what the shell command reads, by the command rules;
  * `process` is the output of a background command the same session started, named by the call's
- * `id` argument: that command's trust (`outputTrust` for any other id).
+ * `id` argument: that command's trust (`outputTrust` for any other id); `call` is a result that only
+ * repeats what the call was given (a speech tool's "(spoken) <text>"): the trust the call was made
+ * at, with nothing new in it to remember (`outputTrust` when the call failed: its error text is not
+ * the call's own).
  */
-export const OUTPUT_SOURCES = ["declared", "paths", "command", "process"] as const;
+export const OUTPUT_SOURCES = ["declared", "paths", "command", "process", "call"] as const;
 export type OutputSource = (typeof OUTPUT_SOURCES)[number];
 
 /**

@@ -618,7 +618,7 @@ export class SessionTaint {
   }
 
   /** The output trust of a finished call, or undefined when nothing entered the session. */
-  private resultTrust(result: ToolResult): (Omit<ObservedResult, "sessionTrust"> & { memo?: CallMemo; dir?: string }) | undefined {
+  private resultTrust(result: ToolResult): (Omit<ObservedResult, "sessionTrust"> & { memo?: CallMemo; dir?: string; echo?: boolean }) | undefined {
     if (result.synthetic) return undefined;
     const memo = result.toolCallId ? this.calls.get(result.sessionKey, result.toolCallId) : undefined;
     if (memo?.blocked) return undefined;
@@ -626,15 +626,17 @@ export class SessionTaint {
     const manifest = this.policy.manifestFor(tool.name)?.manifest;
     const declared: TrustLevel = manifest?.outputTrust ?? "untrusted";
     const source = manifest?.provenance?.output;
-    const found = !this.policy.provenance.enabled
+    const found: { level: TrustLevel; dir?: string; echo?: boolean } | undefined = !this.policy.provenance.enabled
       ? undefined
       : source === "process"
         ? this.backgroundOutput(result, tool)
-        : this.outputByProvenance(source, declared, memo);
+        : source === "call"
+          ? echoOf(result, memo)
+          : this.outputByProvenance(source, declared, memo);
     if (found && source === "command") this.noteBackground(result, found.level, memo);
     const own = found?.level ?? declared;
     const level = result.resultTrust ? minTrust(own, result.resultTrust) : own;
-    return { level, tool: tool.name, auditOnly: memo?.decision.effect === "would-block", memo, dir: found?.dir };
+    return { level, tool: tool.name, auditOnly: memo?.decision.effect === "would-block", memo, dir: found?.dir, echo: found?.echo };
   }
 
   /**
@@ -815,7 +817,8 @@ export class SessionTaint {
     const observed = this.resultTrust(result);
     if (!observed) return undefined;
     const initial = result.isSubagent ? this.unlinkedChildTrust() : "owner";
-    if (result.content !== undefined && !observed.auditOnly) {
+    // A result that only repeats the call's arguments brings in no value the session did not have.
+    if (result.content !== undefined && !observed.auditOnly && !observed.echo) {
       const memo = observed.memo;
       // after_tool_call and tool_result_persist both carry the result: its values are read once.
       if (memo?.indexed) {
@@ -926,6 +929,14 @@ function sameShallow(a: unknown, b: unknown): boolean {
     if (va !== vb && JSON.stringify(va) !== JSON.stringify(vb)) return false;
   }
   return true;
+}
+
+/**
+ * The output of a call whose result repeats what it was given (`provenance.output` "call"): the
+ * trust the call was made at. Unknown without the call's decision, or when it failed.
+ */
+function echoOf(result: ToolResult, memo: CallMemo | undefined): { level: TrustLevel; echo: true } | undefined {
+  return memo && !result.failed ? { level: memo.decision.inputTrust, echo: true } : undefined;
 }
 
 /**

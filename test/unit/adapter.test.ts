@@ -52,6 +52,38 @@ describe("host adapter", () => {
     expect(result.message.details).toEqual({ other: 1, clawos: { outputTrust: "untrusted", tool: "web_fetch", sessionTrust: "untrusted" } });
   });
 
+  it("a speech result repeats the text the call was given: it keeps the session's trust, and a failed one does not", () => {
+    // OpenClaw's tts tool returns "(spoken) <text>" and the audio's path; a failure throws the provider's error.
+    const spoken = (id: string, text: string, ctx = ctxOf()) => {
+      expect(s.gate("tts", { text }, ctx, id)).toBeUndefined();
+      const result = { content: [{ type: "text", text: `(spoken) ${text}` }], details: { audioPath: "tts-1/voice.opus", provider: "openai" } };
+      s.rec.fire("after_tool_call", { toolName: "tts", params: { text }, toolCallId: id, result }, ctx);
+      const message = { role: "toolResult", toolCallId: id, toolName: "tts", content: result.content, details: result.details, isError: false };
+      s.rec.fire("tool_result_persist", { toolName: "tts", toolCallId: id, message }, ctx);
+    };
+    const s = registered(ENFORCE);
+    spoken("t1", "Good night, love");
+    // exec needs the owner: the session is still at owner after the voice note.
+    expect(s.gate("exec", { command: "touch after-voice-note" })).toBeUndefined();
+
+    const failed = ctxOf("agent:main:tts-failed", OWNER);
+    expect(s.gate("tts", { text: "hello" }, failed, "t2")).toBeUndefined();
+    s.rec.fire("after_tool_call", { toolName: "tts", params: { text: "hello" }, toolCallId: "t2", error: "provider said: voice not found" }, failed);
+    expect(s.gate("exec", { command: "touch x" }, failed)?.blockReason).toContain("the result of tts");
+
+    const persisted = ctxOf("agent:main:tts-persisted-error", OWNER);
+    expect(s.gate("tts", { text: "hello" }, persisted, "t3")).toBeUndefined();
+    const error = { role: "toolResult", toolCallId: "t3", toolName: "tts", content: [{ type: "text", text: "provider said: voice not found" }], isError: true };
+    s.rec.fire("tool_result_persist", { toolName: "tts", toolCallId: "t3", message: error }, persisted);
+    expect(s.gate("exec", { command: "touch x" }, persisted)?.blockReason).toContain("the result of tts");
+
+    // In a session a page lowered, the speech result is at that lower trust.
+    const lowered = ctxOf("agent:main:tts-after-page", OWNER);
+    s.taint(lowered);
+    spoken("t4", "The page says hello", lowered);
+    expect(s.gate("exec", { command: "touch x" }, lowered)?.blockReason).toContain("the result of web_fetch");
+  });
+
   it("a handler that fails is logged, never thrown into the host", () => {
     const s = registered(ENFORCE);
     const bad = {

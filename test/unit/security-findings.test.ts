@@ -203,6 +203,15 @@ describe("operator manifests weaker than the built-in ones", () => {
     expect(manifestWeakenings(builtins, [entry({ ...write.manifest, tool: "my_own_tool" })])).toEqual([]);
   });
 
+  it("a manifest that counts a fetch's result at its call's trust (provenance.output call) is reported; tts's own is not", () => {
+    const fetch = builtins.find((b) => b.manifest.tool === "web_fetch") as ManifestEntry;
+    const tts = builtins.find((b) => b.manifest.tool === "tts") as ManifestEntry;
+    expect(manifestWeakenings(builtins, [entry(tts.manifest)])).toEqual([]);
+    const echoing = manifestChanges(fetch.manifest, { ...fetch.manifest, provenance: { ...fetch.manifest.provenance, output: "call" } });
+    expect(echoing.raisesOutputTrust).toBe(true);
+    expect(echoing.changes).toEqual([expect.stringMatching(/^provenance.output "call": its results count at the trust the call was made at, not untrusted/)]);
+  });
+
   it("a read-only mode the built-in manifest does not have is reported; the built-in ones are not", () => {
     const process = builtins.find((b) => b.manifest.tool === "process") as ManifestEntry;
     expect(manifestWeakenings(builtins, [entry(process.manifest)])).toEqual([]);
