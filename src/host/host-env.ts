@@ -1,4 +1,5 @@
-import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { type Dirent, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import picomatch from "picomatch";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { HostLocations } from "../policy/path-rules.ts";
@@ -143,6 +144,7 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
       const real = (existing && realOfExisting(spelled)) || realOf(spelled);
       return real && real !== spelled ? [spelled, real] : [spelled];
     },
+    linksBelow: (dir, names, budget) => linksBelow(dir, names, budget, platform === "darwin" || platform === "win32"),
   };
 
   const settings: HostSettings = {
@@ -209,4 +211,62 @@ function realOf(path: string, depth = 0): string | undefined {
   const real = realOfExisting(head);
   if (real === undefined) return undefined;
   return rest.length ? join(real, ...rest.reverse()) : real;
+}
+
+/** Compiled pattern names (`*.md`, `[ab]*`), kept: a command's patterns recur with each call. */
+const nameMatchers = new Map<string, RegExp>();
+const MAX_NAME_MATCHERS = 1024;
+
+function nameMatcher(name: string, nocase: boolean): RegExp {
+  const key = `${nocase ? "i" : "s"}${name}`;
+  let re = nameMatchers.get(key);
+  if (!re) {
+    // As the shell expands a name: `*` and `?` do not take a leading dot, and nothing takes a `/`.
+    re = picomatch.makeRe(name, { dot: false, nocase, nobrace: true, noglobstar: true });
+    if (nameMatchers.size >= MAX_NAME_MATCHERS) nameMatchers.clear();
+    nameMatchers.set(key, re);
+  }
+  return re;
+}
+
+/**
+ * The symlinks a pattern's expansion can name below `dir`, as the shell walks it: at each depth,
+ * the entries whose name matches that depth's name in some alternative; a link is followed to its
+ * real path (a link to a directory is read whole there, so it is not walked into), a directory is
+ * walked into while some alternative has names left. Without alternatives, every link at any
+ * depth. At most `budget` entries are looked at.
+ */
+function linksBelow(
+  dir: string,
+  alternatives: readonly (readonly string[])[] | undefined,
+  budget: number,
+  nocase: boolean,
+): { targets: string[]; more: boolean } {
+  const targets: string[] = [];
+  let seen = 0;
+  // Without names, every entry at every depth: a program that follows all the links below.
+  const walk = (at: string, depth: number, live: readonly (readonly string[])[] | undefined): boolean => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(at, { withFileTypes: true });
+    } catch {
+      return true;
+    }
+    for (const entry of entries) {
+      if (++seen > budget) return false;
+      const matching = live?.filter((names) => depth < names.length && nameMatcher(names[depth], nocase).test(entry.name));
+      if (matching?.length === 0) continue;
+      const path = join(at, entry.name);
+      if (entry.isSymbolicLink()) {
+        const real = realOfExisting(path);
+        if (real !== undefined && !targets.includes(real)) targets.push(real);
+      } else if (entry.isDirectory()) {
+        const deeper = matching?.filter((names) => depth + 1 < names.length);
+        if ((deeper === undefined || deeper.length > 0) && !walk(path, depth + 1, deeper)) return false;
+      }
+    }
+    return true;
+  };
+  const complete = walk(dir, 0, alternatives);
+  return { targets, more: !complete };
 }

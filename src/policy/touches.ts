@@ -20,6 +20,13 @@ export interface PathResolver {
    * `existing`: the path is expected to exist (a read), which lets symlinks be followed in one step.
    */
   resolve(raw: string, agentId: string | undefined, existing?: boolean): readonly string[] | undefined;
+  /**
+   * Where the symlinks a pattern expands to below `dir` (an absolute path) point: the real path of
+   * each link whose names match one of `names`' alternatives name by name, or of every link at any
+   * depth without `names` (links to nothing are left out), looking at no more than `budget`
+   * directory entries. `more` says the budget ran out.
+   */
+  linksBelow?(dir: string, names: readonly (readonly string[])[] | undefined, budget: number): { readonly targets: readonly string[]; readonly more: boolean };
 }
 
 /** Host settings a manifest's modes can name (e.g. `codeMode.executor`), per agent. */
@@ -137,6 +144,8 @@ export function touchCapability(kind: TouchKind): string | undefined {
 }
 
 const MAX_PATHS_PER_CALL = 256;
+/** Most directory entries a pattern's expansion is looked through for symlinks, per directory read. */
+const MAX_ENTRIES_SCANNED = 4096;
 
 function zoneTouch(zone: PathZone, access: "read" | "write"): TouchKind | undefined {
   if (zone === "secret") return access === "read" ? "secret-read" : "secret-write";
@@ -221,6 +230,23 @@ export function callFacts(
     for (const p of view.reads) {
       const listing = view.listings.includes(p);
       if (!visit(under(p), command.argument, "read", false, listing, !listing)) break;
+    }
+    // A pattern's names are what the program opens: a symlink among them is a read of what it points to.
+    for (const link of view.links) {
+      const dir = env.resolver.resolve(under(link.path), agentId, true)?.at(-1);
+      const found = dir !== undefined ? env.resolver.linksBelow?.(dir, link.names, MAX_ENTRIES_SCANNED) : undefined;
+      if (!found) continue;
+      if (found.more) {
+        touches.push({
+          kind: "unreadable-path",
+          argument: command.argument,
+          value: link.path,
+          label: `more than ${MAX_ENTRIES_SCANNED} names below it to check for symlinks`,
+        });
+      }
+      let ok = true;
+      for (const target of found.targets) if (!(ok = visit(target, command.argument, "read", false, false, true))) break;
+      if (!ok) break;
     }
     for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network)) break;
     for (const p of view.fetches) if (!visit(under(p), command.argument, "write", true)) break;

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config/config.ts";
@@ -148,6 +148,96 @@ describe("exec by what the command does", () => {
     for (const command of ["grep -rn TODO ~/projects", "grep -rn TODO .", "cat src/*.ts", "wc -l src/*.ts", "ls -la ~", "du -sh ~/*", "cat /proc/cpuinfo"]) {
       expect(run(engine, command, "", `o-${command}`).outcome, command).toBe("allow");
     }
+  });
+});
+
+describe("a pattern's names: a symlink among them is read where it points", () => {
+  it("a lowered session may not read a key through a link a pattern names; names the pattern does not take are not followed", () => {
+    const { engine, home, workspace } = makeEngine(ENFORCE);
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    writeFileSync(join(home, ".ssh", "id_ed25519"), "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+    // A cloned repository can carry such a link: git stores the link, not the file.
+    mkdirSync(join(workspace, "repo", "docs", "deep"), { recursive: true });
+    writeFileSync(join(workspace, "repo", "docs", "intro.md"), "# intro\n");
+    symlinkSync(join(home, ".ssh", "id_ed25519"), join(workspace, "repo", "docs", "setup.txt"));
+    symlinkSync(join(home, ".ssh"), join(workspace, "repo", "keys"));
+    symlinkSync(join(home, ".ssh", "id_ed25519"), join(workspace, "repo", "docs", "deep", "notes.txt"));
+    taintWithPage(engine);
+    for (const command of [
+      "cat repo/docs/*",
+      "head -50 repo/docs/*.txt",
+      "grep -r BEGIN repo/*",
+      "cat repo/*/notes.txt",
+      "wc -c repo/docs/{intro.md,set*}",
+      "cp repo/docs/* /tmp/out/",
+    ]) {
+      const d = run(engine, command, "", `l-${command}`);
+      expect(d.outcome, command).toBe("block");
+      expect(
+        d.rules.map((r) => r.rule),
+        command,
+      ).toContain("path.secret-read");
+    }
+    expect(blockReason(run(engine, "cat repo/docs/*", "", "l-reason"))).toContain(join(home, ".ssh", "id_ed25519"));
+    // The link is not among the names: `*.md` does not take setup.txt, `*` does not go two levels down, `.*` is not asked for.
+    for (const command of ["cat repo/docs/*.md", "wc -l repo/docs/intro*", "ls -la repo/*", "cat repo/*.md"]) {
+      expect(run(engine, command, "", `n-${command}`).outcome, command).toBe("allow");
+    }
+  });
+
+  it("a reader that follows every link below a directory reads where they point; one that does not, does not", () => {
+    const { engine, home, workspace } = makeEngine(ENFORCE);
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    writeFileSync(join(home, ".ssh", "id_ed25519"), "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+    mkdirSync(join(workspace, "repo", "a", "b"), { recursive: true });
+    writeFileSync(join(workspace, "repo", "a", "readme.md"), "# a\n");
+    symlinkSync(join(home, ".ssh"), join(workspace, "repo", "a", "b", "vendor"));
+    taintWithPage(engine);
+    for (const command of [
+      "grep -R BEGIN repo",
+      "grep -Rn BEGIN",
+      "grep --dereference-recursive BEGIN repo/a",
+      "rg -L BEGIN repo",
+      "rg --follow BEGIN",
+      "ag -f BEGIN repo",
+      "tar -chf - repo",
+      "tar --dereference -cf - repo/a",
+    ]) {
+      const d = run(engine, command, "", `f-${command}`);
+      expect(d.outcome, command).toBe("block");
+      expect(
+        d.rules.map((r) => r.rule),
+        command,
+      ).toContain("path.secret-read");
+    }
+    // grep -r, rg and tar c leave links below a directory as they are (grep -r follows only the ones it is given).
+    for (const command of ["grep -rn BEGIN repo", "rg BEGIN repo", "tar -cf - repo", "ag BEGIN repo"]) {
+      expect(run(engine, command, "", `nf-${command}`).outcome, command).toBe("allow");
+    }
+  });
+
+  it("a pattern over more names than ClawOS looks through for links is not a read it can bound below the owner", () => {
+    const { engine, workspace } = makeEngine(ENFORCE);
+    mkdirSync(join(workspace, "big"), { recursive: true });
+    for (let i = 0; i <= 4096; i++) writeFileSync(join(workspace, "big", `f${i}.md`), "");
+    expect(run(engine, "cat big/*.md", "", "b-owner").outcome).toBe("allow");
+    taintWithPage(engine);
+    const d = run(engine, "cat big/*.md", "", "b-lowered");
+    expect(d.rules.map((r) => r.rule)).toContain("path.unreadable");
+    expect(blockReason(d)).toContain("more than 4096 names below it to check for symlinks");
+  });
+
+  it("an owner's session that reads an outside file through a pattern's link takes that file's trust", () => {
+    const { engine, home, workspace } = makeEngine(ENFORCE);
+    mkdirSync(join(home, "Shared"), { recursive: true });
+    writeFileSync(join(home, "Shared", "board.md"), "notes others edit\n");
+    mkdirSync(join(workspace, "notes"), { recursive: true });
+    writeFileSync(join(workspace, "notes", "mine.md"), "my notes\n");
+    expect(run(engine, "cat notes/*.md", "my notes", "o1").outcome).toBe("allow");
+    expect(engine.store.peek(MAIN)?.trust).toBe("owner");
+    symlinkSync(join(home, "Shared", "board.md"), join(workspace, "notes", "board.md"));
+    expect(run(engine, "cat notes/*.md", "my notes\nnotes others edit", "o2").outcome).toBe("allow");
+    expect(engine.store.peek(MAIN)?.trust).toBe("untrusted");
   });
 });
 

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import {
   classifyCommand,
   builtinCommandRules,
+  globNames,
   globRoot,
   joinPath,
   remoteName,
@@ -350,6 +351,35 @@ describe("classifyCommand: commands that are not read-only", () => {
     expect(globRoot(".env*")).toBe(".");
     expect(globRoot(".github/*.yml")).toBe(".github");
     expect(globRoot("plain/path")).toBeUndefined();
+  });
+
+  it("a pattern's names, and a reader that follows every link below, are where symlinks are looked up", () => {
+    expect(classify("cat notes/*.md").links).toEqual([{ path: "notes", names: [["*.md"]] }]);
+    expect(classify("wc -l src/{a,b}/*.ts").links).toEqual([
+      {
+        path: "src",
+        names: [
+          ["a", "*.ts"],
+          ["b", "*.ts"],
+        ],
+      },
+    ]);
+    expect(classify("cd docs && head -3 *.md").links).toEqual([{ path: "docs", names: [["*.md"]] }]);
+    expect(classify("cp notes/* out/").links).toEqual([{ path: "notes", names: [["*"]] }]);
+    expect(classify("grep -R key src").links).toEqual([{ path: "src" }]);
+    expect(classify("grep -R key src/*").links).toEqual([{ path: "src" }]);
+    expect(classify("grep -Rl key").links).toEqual([{ path: "." }]);
+    expect(classify("rg -L key . docs/*.md").links).toEqual([{ path: "." }, { path: "docs" }]);
+    expect(classify("tar -chf - repo").links).toEqual([{ path: "repo" }]);
+    // Names only, or links left as links.
+    for (const command of ["ls -la src/*", "du -sh ~/*", "grep -r key src", "rg key", "tar -cf - repo", "cat notes/a.md"]) {
+      expect(classify(command).links, command).toEqual([]);
+    }
+    expect(globNames("a/*/b/{c,d}.md")).toEqual([
+      ["*", "b", "c.md"],
+      ["*", "b", "d.md"],
+    ]);
+    expect(globNames("plain/path")).toBeUndefined();
   });
 
   it("zip writes its archive from the files it reads (a pattern: its directory)", () => {

@@ -288,6 +288,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     readFlags: ["-f", "--file", "--exclude-from"],
     implicit: ".",
     recursiveFlags: ["-r", "-R", "--recursive", "--dereference-recursive"],
+    followFlags: ["-R", "--dereference-recursive"],
   },
   {
     names: ["rg"],
@@ -297,6 +298,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     valueFlags: RG_VALUES,
     readFlags: ["-f", "--file", "--ignore-file"],
     execFlags: ["--pre"],
+    followFlags: ["-L", "--follow"],
     implicit: ".",
   },
   {
@@ -322,6 +324,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     ],
     readFlags: ["-p", "--path-to-ignore"],
     execFlags: ["--pager"],
+    followFlags: ["-f", "--follow"],
     implicit: ".",
   },
   { names: ["find", "gfind"], kind: "read", handler: "find", listsOnly: true },

@@ -36,6 +36,16 @@ export interface CopyFact {
   readonly contents?: boolean;
 }
 
+/**
+ * A directory whose symlinks a read follows: `names` are the pattern's names below it, one list
+ * per brace alternative (`notes/*.md` is `[["*.md"]]`), matched name by name as the shell expands
+ * them; without `names`, every symlink at any depth (`grep -R`, `rg -L`, `tar -h` follow them all).
+ */
+export interface LinkScan {
+  readonly path: string;
+  readonly names?: readonly (readonly string[])[];
+}
+
 export interface CommandView {
   readonly parsed: boolean;
   /** Why the command could not be parsed. */
@@ -53,6 +63,12 @@ export interface CommandView {
    * `rg`, `cp -r`).
    */
   readonly listings: readonly string[];
+  /**
+   * Reads that take in what symlinks below a directory point to: a pattern's names (`cat notes/*`
+   * reads `notes/k` when it links to `~/.ssh/id_ed25519`). Each is read as its directory (`reads`)
+   * and its links are looked up on the filesystem when the call is decided.
+   */
+  readonly links: readonly LinkScan[];
   /** Paths written: redirection targets, tee, cp/mv destinations, rm targets, sed -i files; "." for a repository. */
   readonly writes: readonly string[];
   /**
@@ -134,6 +150,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       readOnly: false,
       reads: [],
       listings: [],
+      links: [],
       writes: [],
       copies: [],
       fetches: [],
@@ -278,6 +295,17 @@ export function globRoot(text: string): string | undefined {
   return names.slice(0, first).join("/") || "/";
 }
 
+/**
+ * A pattern's names below its root (`globRoot`), one list per brace alternative: `notes/*.md` is
+ * `[["*.md"]]`, `src/{a,b}/*.ts` is `[["a", "*.ts"], ["b", "*.ts"]]`. Undefined when it has none.
+ */
+export function globNames(text: string): string[][] | undefined {
+  const names = text.split("/");
+  const first = names.findIndex((name) => /[*?[{]/.test(name));
+  if (first === -1) return undefined;
+  return braceAlternatives(names.slice(first).join("/"))?.map((alternative) => alternative.split("/").filter((name) => name !== ""));
+}
+
 export function joinPath(dir: string, path: string): string {
   if (!dir || dir === ".") return path;
   if (path.startsWith("/") || path.startsWith("~")) return path;
@@ -306,6 +334,7 @@ class Walker {
   /** A read program's pattern operands whose names stay below one directory (`src/*.ts`): each is read as that directory. */
   private patterns: Set<Word> | undefined;
   private readonly patternsRead = new Set<Word>();
+  private readonly links: LinkScan[] = [];
   private readonly writes: string[] = [];
   private readonly copies: CopyFact[] = [];
   private readonly fetches: string[] = [];
@@ -346,6 +375,7 @@ class Walker {
       readOnly: this.readOnly,
       reads: this.reads,
       listings: this.contents.length === this.reads.length ? NONE : this.reads.filter((p) => !this.contents.includes(p)),
+      links: this.links,
       writes: this.writes,
       copies: this.copies,
       fetches: this.fetches,
@@ -394,6 +424,22 @@ class Walker {
     for (const p of this.paths(ctx, path, base)) {
       add(this.reads, p);
       if (!this.lister) add(this.contents, p);
+    }
+  }
+
+  /**
+   * A pattern's names are expanded from `root` (`pattern` given), or the program follows every
+   * symlink below `root` (none given): what a link there points to is read (see CommandView.links).
+   */
+  private followLinks(ctx: Context, root: string, pattern: string | undefined, base: string): void {
+    if (ctx.remote || this.lister || !root || root === "-") return;
+    const names = pattern !== undefined ? globNames(pattern) : undefined;
+    if (pattern !== undefined && !names) return;
+    for (const p of this.paths(ctx, root, base)) {
+      const known = this.links.findIndex((l) => l.path === p);
+      // Following every link below a directory covers a pattern's links there.
+      if (known === -1) this.links.push(names ? { path: p, names } : { path: p });
+      else if (!names) this.links[known] = { path: p };
     }
   }
 
@@ -876,6 +922,7 @@ class Walker {
     let listing = false;
     let patternGiven = false;
     let recursive = false;
+    let follows = false;
     const flagged = (flag: string) => `${label} ${flag}`;
     const operands = parseFlags(b, args, (flag, value, bits) => {
       if (bits === 0) return;
@@ -895,6 +942,7 @@ class Walker {
       if (bits & F_LIST) listing = true;
       if (bits & F_PATTERN) patternGiven = true;
       if (bits & F_RECURSIVE) recursive = true;
+      if (bits & F_FOLLOW) follows = true;
       if (b.secretOperands && value !== undefined && namesSecret(b.secretOperands, value)) add(this.secrets, `${label} ${flag} ${value}`);
     });
     if (b.secretOperands) {
@@ -910,6 +958,8 @@ class Walker {
       const root = w.glob && !w.dynamic ? globRoot(w.text) : undefined;
       if (root !== undefined && this.patterns?.has(w)) this.patternsRead.add(w);
       this.read(ctx, root ?? (w.dynamic ? w.raw : w.text), where);
+      if (follows && !w.dynamic) this.followLinks(ctx, root ?? w.text, undefined, where);
+      else if (root !== undefined) this.followLinks(ctx, root, w.text, where);
     };
     const writeOperand = (w: Word) => {
       if (w.process) return;
@@ -960,7 +1010,10 @@ class Walker {
       default:
         break;
     }
-    if (b.implicit && !readSome && (!b.recursiveFlags || recursive)) this.read(ctx, b.implicit, where);
+    if (b.implicit && !readSome && (!b.recursiveFlags || recursive)) {
+      this.read(ctx, b.implicit, where);
+      if (follows) this.followLinks(ctx, b.implicit, undefined, where);
+    }
     if (b.writes && (!isRead || changed)) this.write(ctx, b.writes, where);
     if (!outside) {
       if (fetchTo !== undefined) this.fetch(ctx, fetchTo, base);
@@ -1653,6 +1706,7 @@ class Walker {
     let file: string | undefined;
     let dir: string | undefined;
     let toStdout = false;
+    let follows = false;
     const operands: Word[] = [];
     const handle = (flag: string, value: string | undefined) => {
       switch (flag) {
@@ -1701,6 +1755,10 @@ class Walker {
         case "-O":
         case "--to-stdout":
           toStdout = true;
+          break;
+        case "-h":
+        case "--dereference":
+          follows = true;
           break;
         case "-T":
         case "--files-from":
@@ -1781,7 +1839,10 @@ class Walker {
       case "u":
       case "A":
       case "delete":
-        for (const w of operands) this.read(ctx, w.text, where);
+        for (const w of operands) {
+          this.read(ctx, w.text, where);
+          if (follows) this.followLinks(ctx, w.text, undefined, where);
+        }
         if (archive !== "-") {
           this.write(ctx, archive, base);
           this.notReadOnly(`${label} writes ${archive}`);
@@ -1902,7 +1963,11 @@ class Walker {
     // A pattern (`cp notes/*.md dst/`) copies files from the directory its names stay below: that
     // directory's contents, as far as ClawOS can tell which.
     const from = (w: Word) => (w.glob && !w.dynamic ? globRoot(w.text) : undefined);
-    for (const w of sources) this.read(ctx, from(w) ?? path(w), base);
+    for (const w of sources) {
+      const root = from(w);
+      this.read(ctx, root ?? path(w), base);
+      if (root !== undefined) this.followLinks(ctx, root, w.text, base);
+    }
     if (/^(g?mv|git mv)\b/.test(label)) for (const w of sources) this.write(ctx, from(w) ?? path(w), base);
     if (dest !== undefined) {
       this.write(ctx, dest, base);
@@ -2683,6 +2748,7 @@ const F_LIST = 128;
 const F_PATTERN = 256;
 const F_RECURSIVE = 512;
 const F_OUTSIDE = 1024;
+const F_FOLLOW = 2048;
 const F_TAKES = F_VALUE | F_READ | F_WRITE | F_FETCH | F_DIR;
 
 const flagTables = new WeakMap<Behaviour, ReadonlyMap<string, number>>();
@@ -2706,6 +2772,7 @@ function flagTable(b: Behaviour): ReadonlyMap<string, number> {
   add(b.patternFlags, F_PATTERN);
   add(b.recursiveFlags, F_RECURSIVE);
   add(b.outsideFlags, F_OUTSIDE);
+  add(b.followFlags, F_FOLLOW);
   table = map;
   flagTables.set(b, table);
   return table;

@@ -177,6 +177,7 @@ const behaviourFields = {
   ),
   implicit: Type.Optional(Type.Literal(".", { description: "the program reads its working directory when given no path operand" })),
   recursiveFlags: flagList("with implicit: the working directory is read only when one of these is given (grep -r)"),
+  followFlags: flagList("flags that make the program read what the symlinks below a directory it reads point to (grep -R, rg -L)"),
   patternFlags: flagList("with pattern-then-paths: flags that give the pattern, so the first operand is a path"),
   valueFlags: flagList("flags that take a value (the next argument, or attached)"),
   readFlags: flagList("flags whose value is a file the program reads"),
