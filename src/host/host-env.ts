@@ -234,7 +234,8 @@ function nameMatcher(name: string, nocase: boolean): RegExp {
  * the entries whose name matches that depth's name in some alternative; a link is followed to its
  * real path (a link to a directory is read whole there, so it is not walked into), a directory is
  * walked into while some alternative has names left. Without alternatives, every link at any
- * depth. At most `budget` entries are looked at.
+ * depth. Links that stay below `dir` (its real path) are left out. At most `budget` entries are
+ * looked at.
  */
 function linksBelow(
   dir: string,
@@ -252,14 +253,19 @@ function linksBelow(
     } catch {
       return true;
     }
+    // This depth's name in each alternative, compiled once for all the entries.
+    const tests = live?.map((names) => (depth < names.length ? nameMatcher(names[depth], nocase) : undefined));
     for (const entry of entries) {
       if (++seen > budget) return false;
-      const matching = live?.filter((names) => depth < names.length && nameMatcher(names[depth], nocase).test(entry.name));
+      const link = entry.isSymbolicLink();
+      if (!link && !entry.isDirectory()) continue;
+      const matching = live?.filter((_, i) => tests?.[i]?.test(entry.name) === true);
       if (matching?.length === 0) continue;
       const path = join(at, entry.name);
-      if (entry.isSymbolicLink()) {
+      if (link) {
         const real = realOfExisting(path);
-        if (real !== undefined && !targets.includes(real)) targets.push(real);
+        // A link that stays below the directory adds nothing: the directory is read whole already.
+        if (real !== undefined && real !== dir && !real.startsWith(`${dir}/`) && !targets.includes(real)) targets.push(real);
       } else if (entry.isDirectory()) {
         const deeper = matching?.filter((names) => depth + 1 < names.length);
         if ((deeper === undefined || deeper.length > 0) && !walk(path, depth + 1, deeper)) return false;
