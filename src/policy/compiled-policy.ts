@@ -187,7 +187,7 @@ export class CompiledPolicy implements RulePolicy {
     const entry = this.manifests.lookup(tool.name);
     if (!entry || (entry.arguments.length === 0 && entry.modes.length === 0)) return undefined;
     const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
-    return callFacts(entry.arguments, entry.modes, args, derivedPaths, agentId, this.callEnv);
+    return callFacts(entry.arguments, entry.modes, args, derivedPaths, agentId, this.callEnv, entry.environment);
   }
 
   /** Whether a tool's calls may be decided by where their arguments came from (docs/provenance.md). */

@@ -261,6 +261,12 @@ export const ManifestSchema = Type.Object(
     description: Type.String({ minLength: 1, description: "what the tool does, in words (shown by /clawos manifests)" }),
     arguments: Type.Optional(Type.Array(ArgumentSchema, { description: "the arguments that decide what the call does to the world, each with its role" })),
     modes: Type.Optional(Type.Array(ModeSchema, { description: "arguments or host settings that select a more powerful mode of the tool" })),
+    environment: Type.Optional(
+      Type.Array(Type.String({ pattern: ARGUMENT_PATH_PATTERN, description: "a dotted path or JSON pointer into the params" }), {
+        description:
+          "arguments that set environment variables for the command the call runs (exec's env), as an object of names and values: a name the command rules do not list in safeEnvironment keeps the command from being read-only",
+      }),
+    ),
     provenance: Type.Optional(ProvenanceSchema),
     meta: Type.Optional(
       Type.Boolean({

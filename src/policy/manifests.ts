@@ -28,6 +28,8 @@ export interface ManifestEntry {
   readonly chosenBy: readonly Segments[];
   /** The top-level params that some argument with a role reads (the first name of each `at`). */
   readonly declaredTop: ReadonlySet<string>;
+  /** Where the call sets environment variables for its command (`environment`), compiled. */
+  readonly environment: readonly Segments[];
 }
 
 export interface BrokenManifest {
@@ -84,7 +86,8 @@ export function validateManifest(
         namesValues: (manifest.arguments ?? []).some((a) => NAMED_VALUE_ROLES.includes(a.role) || a.role === "command"),
         selects: (manifest.provenance?.selects ?? []).map((s) => ({ at: s.at, segments: compileArgumentPath(s.at), trust: s.trust })),
         chosenBy: (manifest.provenance?.chosenBy ?? []).map(compileArgumentPath),
-        declaredTop: new Set((manifest.arguments ?? []).map((a) => compileArgumentPath(a.at)[0])),
+        declaredTop: new Set([...(manifest.arguments ?? []).map((a) => a.at), ...(manifest.environment ?? [])].map((at) => compileArgumentPath(at)[0])),
+        environment: (manifest.environment ?? []).map(compileArgumentPath),
       },
     };
   }

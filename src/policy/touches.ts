@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { meetsTrust, type TrustLevel } from "../taint/trust.ts";
-import { ENVIRONMENT, type CommandView } from "./commands/classify.ts";
-import { modeHolds, oneOf, patchPaths, valuesAt, type CompiledArgument, type CompiledMode } from "./arguments.ts";
+import { ENVIRONMENT, withEnvironment, type CommandView } from "./commands/classify.ts";
+import { modeHolds, oneOf, patchPaths, valuesAt, type CompiledArgument, type CompiledMode, type Segments } from "./arguments.ts";
 import { ACTING_ROLES, type RiskLevel } from "./manifest-schema.ts";
 import type { PathRules, PathZone } from "./path-rules.ts";
 
@@ -50,6 +50,8 @@ export type { CommandView };
 /** Reads a shell command under the compiled command rules (see `commands/`). */
 export interface CommandReader {
   read(command: string): CommandView;
+  /** Whether setting this environment variable cannot change what a command does. */
+  safeEnvironment(name: string): boolean;
 }
 
 /** A file a call reads or writes, as written and as the host resolves it. */
@@ -164,6 +166,7 @@ export function callFacts(
   derivedPaths: readonly string[] | undefined,
   agentId: string | undefined,
   env: CallEnvironment,
+  environment: readonly Segments[] = [],
 ): CallFacts | undefined {
   if (args.length === 0 && modes.length === 0) return undefined;
   const touches: Touch[] = [];
@@ -207,6 +210,12 @@ export function callFacts(
       for (const path of paths) if (!visit(path, at, access)) return { touches, modes: selectedModes(modes, params, agentId, env, args), reads, writes };
       if (role === "path" && access === "read" && cwd === undefined && /workdir|cwd|dir$/i.test(at)) cwd = raw;
     }
+  }
+  if (command && env.commands) {
+    // Variables the call sets for the command can change what its programs do (TAR_OPTIONS, RIPGREP_CONFIG_PATH).
+    const names = environmentNames(params, environment);
+    const unsafe = names === undefined ? [ENVIRONMENT_UNREAD] : names.filter((name) => !env.commands?.safeEnvironment(name));
+    if (unsafe.length > 0) command = { ...command, view: withEnvironment(command.view, unsafe) };
   }
   if (command) {
     // What the command reaches, resolved against its working directory the way the host would.
@@ -266,6 +275,22 @@ export function callFacts(
     ...(copies.length > 0 ? { copies } : {}),
     ...(command ? { command } : {}),
   };
+}
+
+/** How a value at an `environment` argument that is not an object of names is reported. */
+const ENVIRONMENT_UNREAD = "an environment ClawOS cannot read";
+
+/** The names of the environment variables a call sets; undefined when one of the values is not an object of names. */
+function environmentNames(params: unknown, environment: readonly Segments[]): string[] | undefined {
+  const names: string[] = [];
+  for (const segments of environment) {
+    for (const value of valuesAt(params, segments)) {
+      if (value === undefined || value === null) continue;
+      if (typeof value !== "object" || Array.isArray(value)) return undefined;
+      names.push(...Object.keys(value));
+    }
+  }
+  return names;
 }
 
 /** Whether a call sets an argument that names where it acts (a path it writes included). */

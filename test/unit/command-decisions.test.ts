@@ -151,6 +151,38 @@ describe("exec by what the command does", () => {
   });
 });
 
+describe("environment variables the call sets for its command", () => {
+  it("a variable the command rules do not know as inert keeps a read-only command from being one; inert ones do not", () => {
+    const { engine, workspace } = makeEngine(ENFORCE);
+    mkdirSync(join(workspace, "notes"), { recursive: true });
+    taintWithPage(engine);
+    const exec = (command: string, env: unknown, id: string) => engine.gate(call("exec", { toolCallId: id, params: { command, env } }));
+    // tar c runs a program at each checkpoint; rg takes --pre from its config file.
+    for (const [command, env] of [
+      ["tar -cf - notes", { TAR_OPTIONS: "--checkpoint=1 --checkpoint-action=exec=sh notes/x" }],
+      ["rg TODO notes", { RIPGREP_CONFIG_PATH: "notes/rg.conf" }],
+      ["cat notes/a.md", { LANG: "C", GIT_TRACE: "/tmp/t" }],
+    ] as const) {
+      const d = exec(command, env, `e-${command}`);
+      expect(d.outcome, command).toBe("block");
+      expect(blockReason(d), command).toContain(`the call sets ${Object.keys(env).at(-1)}, which can change what the command runs`);
+    }
+    expect(blockReason(exec("cat notes/a.md", "TAR_OPTIONS=x", "e-string"))).toContain("the call sets an environment ClawOS cannot read");
+    for (const env of [{ LANG: "C.UTF-8", TZ: "UTC", NO_COLOR: "1", LC_ALL: "C" }, {}, undefined]) {
+      expect(exec("cat notes/a.md", env, `ok-${JSON.stringify(env)}`).outcome, JSON.stringify(env)).toBe("allow");
+    }
+  });
+
+  it("an operator's allow rule for a command does not cover it run with other variables", () => {
+    const { engine } = makeEngine({ ...ENFORCE, commands: { rules: [{ id: "tests-anywhere", prefix: "npm test", effect: "allow", trust: "untrusted" }] } });
+    taintWithPage(engine);
+    expect(engine.gate(call("exec", { toolCallId: "r1", params: { command: "npm test" } })).outcome).toBe("allow");
+    const d = engine.gate(call("exec", { toolCallId: "r2", params: { command: "npm test", env: { npm_config_script_shell: "./x.sh" } } }));
+    expect(d.outcome).toBe("block");
+    expect(blockReason(d)).toContain("the call sets npm_config_script_shell");
+  });
+});
+
 describe("a pattern's names: a symlink among them is read where it points", () => {
   it("a lowered session may not read a key through a link a pattern names; names the pattern does not take are not followed", () => {
     const { engine, home, workspace } = makeEngine(ENFORCE);

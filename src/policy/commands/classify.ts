@@ -130,6 +130,19 @@ export interface CommandView {
   readonly denyAt?: TrustLevel;
 }
 
+/**
+ * The same command run with environment variables the call sets (`exec`'s `env`) that the command
+ * rules do not know as inert: what its programs do can change (`TAR_OPTIONS` can make `tar c` run a
+ * program, `RIPGREP_CONFIG_PATH` can give `rg` a preprocessor), so it is not read-only, its output
+ * may come from elsewhere, and an operator's allow rule for the command as written does not cover it.
+ */
+export function withEnvironment(view: CommandView, names: readonly string[]): CommandView {
+  const why = names.map((name) =>
+    /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `the call sets ${name}, which can change what the command runs` : `the call sets ${name}`,
+  );
+  return { ...view, readOnly: false, local: false, remoteRead: false, allowAt: undefined, why: [...view.why, ...why] };
+}
+
 let defaultRules: CompiledCommandRules | undefined;
 
 const NONE: readonly string[] = Object.freeze([]);

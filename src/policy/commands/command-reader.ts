@@ -19,6 +19,11 @@ export class CommandReaderCache {
     this.rules = rules;
   }
 
+  /** Whether setting this environment variable cannot change what a command does (`safeEnvironment`). */
+  safeEnvironment(name: string): boolean {
+    return this.rules.safeEnvironment(name);
+  }
+
   read(command: string): CommandView {
     const hit = this.kept.get(command);
     if (hit) return hit;
