@@ -40,17 +40,18 @@ export function manifestChanges(builtin: Manifest, operator: Manifest): { change
       builtin.provenance.output !== "declared" &&
       (operator.provenance?.output ?? "declared") === "declared" &&
       trustRank(operator.outputTrust) > trustRank("untrusted"));
+  const builtinOutput = `${builtin.outputTrust}${builtin.provenance?.output && builtin.provenance.output !== "declared" ? ` (by ${builtin.provenance.output})` : ""}`;
   // A result counted at the trust its call was made at instead of the built-in's: whatever outside
   // text it carries enters at the session's own trust.
   const echoes = operator.provenance?.output === "call" && builtin.provenance?.output !== "call";
   if (echoes) {
     changes.push(
-      `provenance.output "call": its results count at the trust the call was made at, not ${builtin.outputTrust}${builtin.provenance?.output && builtin.provenance.output !== "declared" ? ` (by ${builtin.provenance.output})` : ""} (instructions injected into them are not caught)`,
+      `provenance.output "call": its results count at the trust the call was made at, not ${builtinOutput} (instructions injected into them are not caught)`,
     );
   }
   if (raisesOutputTrust) {
     changes.push(
-      `outputTrust ${builtin.outputTrust}${builtin.provenance?.output && builtin.provenance.output !== "declared" ? ` (by ${builtin.provenance.output})` : ""} → ${operator.outputTrust} (its results no longer lower a session; instructions injected into them are not caught)`,
+      `outputTrust ${builtinOutput} → ${operator.outputTrust} (its results no longer lower a session; instructions injected into them are not caught)`,
     );
   }
   const caps = missing(builtin.capabilities, operator.capabilities);

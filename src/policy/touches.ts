@@ -242,7 +242,9 @@ export function callFacts(
     }
     // A pattern's names are what the program opens: a symlink among them is a read of what it points to.
     for (const link of view.links) {
-      const dir = env.resolver.resolve(under(link.path), agentId, true)?.at(-1);
+      // The directory was resolved as one of the command's reads just above.
+      const raw = under(link.path);
+      const dir = (reads.find((r) => r.raw === raw)?.forms ?? env.resolver.resolve(raw, agentId, true))?.at(-1);
       const found = dir !== undefined ? env.resolver.linksBelow?.(dir, link.names, MAX_ENTRIES_SCANNED) : undefined;
       if (!found) continue;
       if (found.more) {
