@@ -478,7 +478,9 @@ export function grantLine(grant: Grant): Record<string, unknown> {
     id: grant.id,
     ...(grant.tool ? { tool: grant.tool } : {}),
     ...(grant.action ? { action: grant.action } : {}),
-    ...(grant.values ? { values: grant.values.map((v) => `${v.argument}${v.prefix ? " starts with" : "="}${redactString(v.value).slice(0, 120)}`) } : {}),
+    ...(grant.values
+      ? { values: grant.values.map((v) => `${v.argument}${v.prefix ? " starts with " : v.host ? " on host " : "="}${redactString(v.value).slice(0, 120)}`) }
+      : {}),
     scope: grant.scope,
     ...(grant.sessionKey ? { session: grant.sessionKey } : {}),
     ...(grant.agentId ? { agent: grant.agentId } : {}),

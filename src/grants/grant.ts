@@ -1,14 +1,15 @@
+import { holdsSecret } from "../audit/redact.ts";
 import type { Decision, RuleHit } from "../policy/decision.ts";
 import type { ArgumentValue } from "../taint/provenance.ts";
-import { normalizeValue } from "../taint/values.ts";
+import { normalizeUrl, normalizeValue } from "../taint/values.ts";
 
 /**
  * A grant: the owner's standing answer to a question ClawOS would otherwise ask. It is bound to what
  * was approved and never widens by itself:
  *
  * - a call grant (from `allow-always`) names the tool and the value of every argument that decides
- *   where the call acts (this recipient, this host, this path, this command or command prefix); a
- *   call with any other value asks again;
+ *   where the call acts (this recipient, this path, this command or command prefix; for a tool that
+ *   only reads the web, the URL's host); a call with any other value asks again;
  * - an action grant (`/clawos grant <action>`) names one irreversible action (`git-push`,
  *   `npm-publish`, `message-broadcast`, ...), the only question it answers.
  *
@@ -29,7 +30,24 @@ export interface GrantValue {
   readonly value: string;
   /** For a command: the approved prefix (`npm run build`), matched against the call's own prefix. */
   readonly prefix?: boolean;
+  /**
+   * For a URL a reading tool fetches: the approved host (`doi.org`), matched against the URL's host;
+   * a URL there that carries a key, a token or an encoded blob is not covered.
+   */
+  readonly host?: boolean;
 }
+
+/** How a grant value matches, in words before the value: `starting with`, `on host`, or nothing. */
+export function matchWords(v: Pick<GrantValue, "prefix" | "host">): string {
+  return v.prefix ? "starting with " : v.host ? "on host " : "";
+}
+
+/**
+ * Capabilities that only read the web: a URL there picks a page to read, so the owner's answer is
+ * about the site. A tool with any other capability keeps its URL whole (a webhook's path is where
+ * its data goes).
+ */
+const READING_WEB = new Set(["net:fetch", "net:search", "net:browse", "net:read"]);
 
 export interface Grant {
   readonly id: string;
@@ -85,23 +103,33 @@ function canonical(value: ArgumentValue): string {
   return normalizeValue(value.raw)[0] ?? value.raw.trim().toLowerCase();
 }
 
+/** A URL's host, lower case without `www.`; undefined for anything that is not a URL with a host. */
+function urlHost(value: ArgumentValue): string | undefined {
+  return normalizeUrl(value.raw.trim())?.host;
+}
+
 /**
  * What `allow-always` on this decision would grant: the tool and every decision-relevant argument's
- * value (a single local command by its prefix, any other command as written). Undefined when the
- * decision names something a grant cannot answer.
+ * value (a single local command by its prefix, any other command as written, a URL a tool that only
+ * reads the web fetches by its host). Undefined when the decision names something a grant cannot
+ * answer.
  */
 export function callPattern(question: GrantQuestion): Pick<Grant, "tool" | "values"> | undefined {
   const { decision } = question;
   if (!decision.manifested || decision.rules.length === 0) return undefined;
   if (!decision.rules.every((hit) => CALL_RULES.has(hit.rule) || hit.rule === "action.irreversible")) return undefined;
   const prefix = decision.command?.prefix;
+  const readsWeb = decision.capabilities.length > 0 && decision.capabilities.every((c) => READING_WEB.has(c));
   const values: GrantValue[] = [];
   const seen = new Set<string>();
   for (const v of question.values) {
+    const host = readsWeb && v.role === "url" ? urlHost(v) : undefined;
     const entry: GrantValue =
       v.role === "command" && prefix
         ? { argument: v.argument, role: v.role, value: prefix, prefix: true }
-        : { argument: v.argument, role: v.role, value: canonical(v) };
+        : host
+          ? { argument: v.argument, role: v.role, value: host, host: true }
+          : { argument: v.argument, role: v.role, value: canonical(v) };
     const key = `${entry.argument}\u0000${entry.value}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -125,6 +153,8 @@ function coversCall(grant: Grant, question: GrantQuestion): boolean {
     const ok = grant.values.some((g) => {
       if (g.argument !== v.argument || g.role !== v.role) return false;
       if (g.prefix) return v.role === "command" && prefix === g.value;
+      // As with a host the owner named: the site, but not a URL that carries a key or a blob there.
+      if (g.host) return v.role === "url" && urlHost(v) === g.value && !holdsSecret(v.raw, { url: true });
       return g.value === canonical(v);
     });
     if (!ok) return false;

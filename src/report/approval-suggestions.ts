@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import { redactString } from "../audit/redact.ts";
-import { formatDuration, type GrantOffer, type GrantScope } from "../grants/grant.ts";
+import { formatDuration, type GrantOffer, type GrantScope, matchWords } from "../grants/grant.ts";
 import { CONFIG_LOCATION } from "../config/config.ts";
 import { minTrust, type TrustLevel } from "../taint/trust.ts";
 import { isoTime } from "./iso-time.ts";
@@ -29,7 +29,7 @@ export const SUGGEST_AFTER = 2;
 export interface OfferFields {
   /** `exec command starting with "npm run build"`, `message to="boss@example.com"`. */
   readonly pattern: string;
-  /** Tool and argument=value pairs (`^=` for a prefix), values redacted: the same pattern, the same key. */
+  /** Tool and argument=value pairs (`^=` for a prefix, `@=` for a host), values redacted: the same pattern, the same key. */
   readonly patternKey: string;
   readonly grantScope: GrantScope;
   /** null: the operator's grants never expire. */
@@ -54,10 +54,10 @@ export function offerFields(offer: GrantOffer): OfferFields {
   const values = [...offer.values].sort((a, b) => a.argument.localeCompare(b.argument) || a.value.localeCompare(b.value));
   const words = values.map((v) => {
     const shown = JSON.stringify(clip(redactString(v.value), VALUE_TEXT_LIMIT));
-    return v.prefix ? `${v.argument} starting with ${shown}` : `${v.argument}=${shown}`;
+    return v.prefix || v.host ? `${v.argument} ${matchWords(v)}${shown}` : `${v.argument}=${shown}`;
   });
   const pattern = words.length > 0 ? `${offer.tool} ${words.join(", ")}` : `${offer.tool} (any call)`;
-  const patternKey = [offer.tool, ...values.map((v) => `${v.argument}${v.prefix ? "^=" : "="}${keyValue(v.value)}`)].join("|");
+  const patternKey = [offer.tool, ...values.map((v) => `${v.argument}${v.prefix ? "^=" : v.host ? "@=" : "="}${keyValue(v.value)}`)].join("|");
   const prefix = values.find((v) => v.prefix && v.role === "command")?.value;
   return {
     pattern,

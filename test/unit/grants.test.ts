@@ -64,6 +64,48 @@ describe("grants: allow-always", () => {
     expect(engine.gate(call("exec", { params: { command: "npm run test" } })).effect).toBe("approve");
   });
 
+  it("a URL a reading tool fetches is granted by its host", () => {
+    const { engine } = tainted();
+    const fetch = (url: string) => call("web_fetch", { params: { url } });
+    const first = fetch("https://doi.example/10.1016/j.smrv.2023.101764");
+    const asked = engine.gate(first);
+    expect(asked.effect).toBe("approve");
+    expect(approvalPrompt(asked).description).toContain('Allow always: web_fetch with url on host "doi.example"');
+    engine.approvalResolved(first, asked, "allow-always");
+    expect(engine.listGrants()[0].values).toEqual([{ argument: "url", role: "url", value: "doi.example", host: true }]);
+    expect(engine.gate(fetch("https://www.DOI.example/10.5664/jcsm.3170")).effect).toBe("allow");
+    // Not a URL that carries a key there: a host answers a GET with what it carries.
+    expect(engine.gate(fetch("https://doi.example/log?k=sk-live-4eC39HqLyjWDarjtT1zdp7dc")).effect).toBe("approve");
+    // Another host, or a host that only ends like the granted one, asks again.
+    expect(engine.gate(fetch("https://doi.example.collect.example/x")).effect).toBe("approve");
+    expect(engine.gate(fetch("https://collect.example/?u=https://doi.example/")).effect).toBe("approve");
+  });
+
+  it("a URL a publishing tool posts to is granted whole, not by its host", () => {
+    const { engine } = tainted({
+      ...APPROVE,
+      manifests: [
+        {
+          tool: "webhook_post",
+          capabilities: ["net:publish"],
+          riskLevel: "high",
+          minInputTrust: "owner",
+          outputTrust: "verified",
+          description: "posts a JSON body to a webhook URL",
+          arguments: [{ at: "url", role: "url" }],
+        },
+      ],
+    });
+    const post = (url: string) => call("webhook_post", { params: { url, body: "{}" } });
+    const first = post("https://hooks.example/services/T1/B1/own");
+    const asked = engine.gate(first);
+    expect(asked.effect).toBe("approve");
+    engine.approvalResolved(first, asked, "allow-always");
+    expect(engine.listGrants()[0].values?.[0]).not.toHaveProperty("host");
+    expect(engine.gate(post("https://hooks.example/services/T1/B1/own")).effect).toBe("allow");
+    expect(engine.gate(post("https://hooks.example/services/T9/B9/attacker")).effect).toBe("approve");
+  });
+
   it("a grant for a build or test is bound to its tree: code a less trusted session adds there later asks again", () => {
     const { engine, workspace } = tainted();
     mkdirSync(join(workspace, "src"), { recursive: true });
