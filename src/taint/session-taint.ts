@@ -361,8 +361,12 @@ export class SessionTaint {
       level = minTrust(state.trust, "community");
       label = "a message the host wrote (system event, wake or heartbeat)";
     } else if (turn.isSubagent) {
-      level = state.trust;
-      label = "the sub-agent's task";
+      // The task is the words of the session that spawned the child, at that session's trust now
+      // (never more than when it spawned): the ceiling on sub-agents limits what the child may do,
+      // not whose the hosts and names in its task are. An unlinked child's task counts at its own trust.
+      const parent = state.parent ? this.store.peek(state.parent)?.trust : undefined;
+      level = parent ?? state.trust;
+      label = state.parent ? `the sub-agent's task from ${state.parent}` : "the sub-agent's task";
     } else {
       level = turn.requester ? this.requesterTrust(turn.requester) : this.policy.unknownRequesterTrust;
       label = level === "owner" ? "the owner's message" : requesterLabel(turn.requester);

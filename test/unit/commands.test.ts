@@ -517,6 +517,9 @@ describe("classifyCommand: reading the cluster, the container daemon and GitHub 
     for (const [command, destinations] of [
       ["ssh db-2.internal 'systemctl cat node-exporter | grep -E \"^(After|Wants)\"'", ["db-2.internal"]],
       ["ssh -p 2222 deploy@web-1.internal 'tail -n 5 /var/log/syslog'", ["web-1.internal"]],
+      // sudo there reads as another user and changes nothing: what it runs decides.
+      ["ssh bastion.internal \"sudo grep -h 'Failed password' /var/log/auth.log | awk '{print \\$(NF-3)}' | sort | uniq -c\"", ["bastion.internal"]],
+      ["ssh web-1.internal 'sudo -u postgres tail -n 20 /var/log/postgresql/postgresql-16-main.log'", ["web-1.internal"]],
       ["redis-cli -h cache-1.internal slowlog get 5", ["cache-1.internal"]],
       ["redis-cli -u redis://:pw@cache-2:6379 info memory | grep used", ["cache-2"]],
       ["redis-cli info stats", []],
@@ -536,6 +539,12 @@ describe("classifyCommand: reading the cluster, the container daemon and GitHub 
   it("a remote part that acts, reads a secret, forwards, or runs beside a local change is not a remote read", () => {
     for (const command of [
       "ssh db-2 'sudo systemctl restart postgresql'",
+      "ssh web-1 'sudo cat /etc/shadow'",
+      "ssh web-1 'sudo -s'",
+      "ssh web-1 'sudo -i tail /var/log/syslog'",
+      "ssh web-1 'sudo tee /etc/cron.d/x'",
+      "ssh web-1 'su -c \"tail /var/log/syslog\"'",
+      "sudo tail -n 5 /var/log/syslog",
       "ssh web-1 'rm -rf /srv/app/releases/*'",
       "ssh web-1 'cat ~/.ssh/id_ed25519'",
       "ssh web-1 'cat /etc/shadow'",

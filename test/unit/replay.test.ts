@@ -295,6 +295,31 @@ describe("turns: prompt and message text feed before_agent_run and message_recei
     expect(outcome.calls[0]).toMatchObject({ effect: "block", inputTrust: "community" });
   });
 
+  it("a sub-agent's run starts with its task: before_agent_run in the child before its first call, once", () => {
+    const { hooks } = recorded({
+      id: "s",
+      kind: "benign",
+      requester: { owner: true },
+      calls: [
+        { tool: "sessions_spawn", args: { task: "scan bastion.internal" }, child: "scan" },
+        { tool: "read", args: { path: "a.md" }, session: "scan" },
+        { tool: "read", args: { path: "b.md" }, session: "scan" },
+      ],
+    });
+    const child = "agent:main:subagent:scan";
+    const turns = hooks.filter((h) => h.hook === "before_agent_run");
+    expect(turns).toEqual([
+      {
+        hook: "before_agent_run",
+        event: { prompt: "[Subagent Context] You are a sub-agent.\n\n[Subagent Task]: scan bastion.internal", messages: [] },
+        ctx: { agentId: "main", sessionKey: child, sessionId: `sid-${child}`, runId: "replay" },
+      },
+    ]);
+    const first = hooks.findIndex((h) => h.hook === "before_agent_run");
+    const childCall = hooks.findIndex((h) => h.hook === "after_tool_call" && (h.ctx as { sessionKey?: string }).sessionKey === child);
+    expect(first).toBeLessThan(childCall);
+  });
+
   it("a null requester's prompt has no sender fields; no prompt fires no turn hook (older traces)", () => {
     const none = recorded({ id: "n", kind: "benign", requester: null, prompt: "hi", calls: [{ tool: "read" }] });
     expect(none.hooks[0]).toEqual({ hook: "before_agent_run", event: { prompt: "hi", messages: [] }, ctx: MAIN_CTX });

@@ -455,6 +455,10 @@ function agentOf(sessionKey: string): string {
 interface Child {
   key: string;
   spawned: boolean;
+  /** The spawn's task: the child's first message, its run's prompt (the host starts it with that text). */
+  task?: string;
+  /** Its run has started (the prompt hook fired before its first call). */
+  started?: boolean;
 }
 
 /** A model run the host starts at the next call: the turn's text and who sent it. */
@@ -663,6 +667,7 @@ class TraceRun {
       // A sub-agent run's requester is not the owner (seen on a real gateway).
       requester = { senderIsOwner: false };
       isSubagent = true;
+      if (!child.started) this.startChild(child);
     }
     const id = step.id ?? `call-${++this.seq}`;
     const params = step.args ?? {};
@@ -697,7 +702,8 @@ class TraceRun {
     this.observe(step, step.tool, params, id, sessionKey, final.blocked, final.reason);
     if (ran && step.result_trust) this.outOfBand(step, step.tool, id, sessionKey, isSubagent);
     if (step.child) {
-      const child: Child = { key: `agent:${this.agentId}:subagent:${step.child}`, spawned: ran };
+      const task = isRecord(params) && typeof params.task === "string" ? params.task : undefined;
+      const child: Child = { key: `agent:${this.agentId}:subagent:${step.child}`, spawned: ran, ...(task !== undefined ? { task } : {}) };
       this.children.set(step.child, child);
       if (ran && step.link !== false) this.link(child);
     }
@@ -719,6 +725,14 @@ class TraceRun {
         resultTrust: step.result_trust,
       }),
     );
+  }
+
+  /** The child's run starts with its task as the first message, as the host words it. */
+  private startChild(child: Child): void {
+    child.started = true;
+    if (child.task === undefined) return;
+    const ctx = { agentId: this.agentId, sessionKey: child.key, sessionId: `sid-${child.key}`, runId: "replay" };
+    this.fire("before_agent_run", { prompt: `[Subagent Context] You are a sub-agent.\n\n[Subagent Task]: ${child.task}`, messages: [] }, ctx);
   }
 
   private link(child: Child): void {

@@ -1939,6 +1939,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       shellFlags: ["-s", "-i", "--shell", "--login", "-e", "--edit"],
       strong: true,
       alone: "shell",
+      remoteRead: true,
     },
   },
   {

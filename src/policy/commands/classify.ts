@@ -420,6 +420,14 @@ class Walker {
     if (frame) frame.readOnly = false;
   }
 
+  /** Not read-only here, but nothing beyond the remote read it is part of (see `remoteRead`). */
+  private remoteOnly(reason: string): void {
+    this.readOnly = false;
+    add(this.why, reason);
+    const frame = this.frames[this.frames.length - 1];
+    if (frame) frame.readOnly = false;
+  }
+
   private reaches(reason: string): void {
     this.network = true;
     this.notReadOnly(reason);
@@ -1097,8 +1105,10 @@ class Walker {
     i += w.skip ?? 0;
     let inner: Word[] = args.slice(i);
     const argv = [name, ...texts(args)];
-    if (spec.why) this.notReadOnly(`${name} ${spec.why}`);
-    else if (spec.kind !== "wrapper") this.notReadOnly(`${name} ${KIND_WHY[spec.kind]}`);
+    // On another host, `sudo grep …` reads there as another user: what it runs decides, as in any remote read.
+    const why = spec.why ? `${name} ${spec.why}` : spec.kind !== "wrapper" ? `${name} ${KIND_WHY[spec.kind]}` : undefined;
+    if (why && w.remoteRead && this.remoteDepth > 0 && !shell && !lookup) this.remoteOnly(why);
+    else if (why) this.notReadOnly(why);
     if (NOT_LOCAL.has(spec.kind)) this.local = false;
     if (spec.kind === "build") this.runsTree = true;
     if (lookup) {

@@ -251,6 +251,12 @@ export const WrapperSchema = Type.Object(
     defaultCommand: Type.Optional(Type.String({ minLength: 1, description: "the command run when none is given (xargs runs echo)" })),
     strong: Type.Optional(Type.Boolean({ description: "the wrapper changes who or where the command runs: never read-only, and rules see it" })),
     commandString: Type.Optional(Type.Boolean({ description: "the rest of the arguments is joined into shell text (watch)" })),
+    remoteRead: Type.Optional(
+      Type.Boolean({
+        description:
+          "on another host (ssh host 'sudo grep …'), running a read-only command this way still only reads there: the command stays a remote read, decided by where the host's name came from",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
