@@ -148,6 +148,9 @@ function inScope(grant: Grant, question: GrantQuestion): boolean {
 function coversCall(grant: Grant, question: GrantQuestion): boolean {
   if (grant.tool === undefined || grant.tool !== question.decision.tool || !grant.values) return false;
   if (question.treeMark !== undefined && (grant.treeMark ?? "") !== question.treeMark) return false;
+  // A grant for named values answers calls that name some of them, not a call that names none (a
+  // click on whatever page is open is not the site the owner approved).
+  if (grant.values.length > 0 && question.values.length === 0) return false;
   const prefix = question.decision.command?.prefix;
   for (const v of question.values) {
     const ok = grant.values.some((g) => {

@@ -81,6 +81,18 @@ describe("grants: allow-always", () => {
     expect(engine.gate(fetch("https://collect.example/?u=https://doi.example/")).effect).toBe("approve");
   });
 
+  it("a grant for named values does not answer a call of the same tool that names none", () => {
+    const { engine } = tainted();
+    const open = call("browser", { params: { action: "navigate", targetUrl: "https://museum.example/visit" } });
+    const asked = engine.gate(open);
+    expect(asked.effect).toBe("approve");
+    engine.approvalResolved(open, asked, "allow-always");
+    expect(engine.gate(call("browser", { params: { action: "navigate", targetUrl: "https://museum.example/hours" } })).effect).toBe("allow");
+    // Typing into whatever page is open names no URL: it is not the site the owner approved.
+    const type = engine.gate(call("browser", { params: { action: "act", request: { kind: "type", ref: "e12", text: "hunter2" } } }));
+    expect(type.effect).toBe("approve");
+  });
+
   it("a URL a publishing tool posts to is granted whole, not by its host", () => {
     const { engine } = tainted({
       ...APPROVE,
