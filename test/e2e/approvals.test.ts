@@ -262,6 +262,37 @@ describe("approvals through a real gateway", () => {
     expect(decisions.map((d) => d.decision)).toEqual(["approve", "allow", "approve"]);
   });
 
+  it("allow-always on a web_fetch grants its host: another page there runs without a prompt; a URL carrying a key there, or another host, asks", async () => {
+    const session = "agent:main:approve-9";
+    const asked = () => approver.requests().filter((r) => (r.request as Record<string, unknown>)?.sessionKey === session);
+    // web_fetch sits behind Tool Search here, as plugin tools do: the model reaches it through tool_call.
+    const fetchUrl = (url: string) => ({ toolCalls: [{ name: "tool_call", arguments: { id: "web_fetch", args: { url } } }] });
+    approver.next("allow-always");
+    approver.next("deny");
+    approver.next("deny");
+    model.script({
+      label: "HOST-1",
+      when: { lastUserIncludes: "HOST-1" },
+      replies: [
+        { toolCalls: [{ name: "tool_call", arguments: { id: "fetch_page", args: { url: "https://news.example/HOST-1" } } }] },
+        fetchUrl("https://papers-e2e.example/10.1016/j.smrv.2023.101764"),
+        fetchUrl("https://papers-e2e.example/10.5664/jcsm.3170"),
+        fetchUrl("https://papers-e2e.example/log?k=sk-live-4eC39HqLyjWDarjtT1zdp7dc"),
+        fetchUrl("https://other-e2e.example/10.5664/jcsm.3170"),
+        { text: "HOST-1 finished" },
+      ],
+    });
+    await chatTurn(session, "HOST-1");
+    expect(asked(), "one prompt for the site, then one each for the key-carrying URL and the other host").toHaveLength(3);
+    expect(String((asked()[0]?.request as Record<string, unknown>)?.description)).toContain('Allow always: web_fetch with url on host "papers-e2e.example"');
+    const decisions = await waitFor("the four fetch decisions", () => {
+      const found = auditLines(env).filter((l) => l.event === "decision" && l.session === session && l.tool === "web_fetch");
+      return found.length >= 4 ? found : undefined;
+    });
+    expect(decisions.map((d) => d.decision)).toEqual(["approve", "allow", "approve", "approve"]);
+    expect(decisions[1]).toMatchObject({ rules: ["grant.used"] });
+  });
+
   it("an irreversible action needs a grant even for the owner: a CLI push is blocked, then runs after /clawos grant", async () => {
     const session = "agent:main:approve-7";
     const push = "git push origin main";
