@@ -4,7 +4,7 @@ import type { ClawosConfig } from "./config/config-schema.ts";
 import { CompiledPolicy, type PolicyHost } from "./policy/compiled-policy.ts";
 import { internalErrorDecision, provenanceRequirement, withProvenance, type Decision } from "./policy/decision.ts";
 import { askable, withApproval } from "./policy/approval.ts";
-import { answeringGrants, callPattern, CLOCK_SLACK_MS, type Grant, type GrantScope, parseDuration } from "./grants/grant.ts";
+import { answeringGrants, callPattern, CLOCK_SLACK_MS, type Grant, type GrantScope, parseDuration, valuePattern } from "./grants/grant.ts";
 import { GrantStore } from "./grants/grant-store.ts";
 import { redactString } from "./audit/redact.ts";
 import { ApprovalSurfaces } from "./taint/surfaces.ts";
@@ -478,9 +478,7 @@ export function grantLine(grant: Grant): Record<string, unknown> {
     id: grant.id,
     ...(grant.tool ? { tool: grant.tool } : {}),
     ...(grant.action ? { action: grant.action } : {}),
-    ...(grant.values
-      ? { values: grant.values.map((v) => `${v.argument}${v.prefix ? " starts with " : v.host ? " on host " : "="}${redactString(v.value).slice(0, 120)}`) }
-      : {}),
+    ...(grant.values ? { values: grant.values.map((v) => valuePattern(v, redactString(v.value).slice(0, 120))) } : {}),
     scope: grant.scope,
     ...(grant.sessionKey ? { session: grant.sessionKey } : {}),
     ...(grant.agentId ? { agent: grant.agentId } : {}),

@@ -42,6 +42,11 @@ export function matchWords(v: Pick<GrantValue, "prefix" | "host">): string {
   return v.prefix ? "starting with " : v.host ? "on host " : "";
 }
 
+/** One grant value as a pattern line writes it: `command starting with "npm test"`, `to="boss@example.com"`. */
+export function valuePattern(v: Pick<GrantValue, "argument" | "prefix" | "host">, shown: string): string {
+  return v.prefix || v.host ? `${v.argument} ${matchWords(v)}${shown}` : `${v.argument}=${shown}`;
+}
+
 /**
  * Capabilities that only read the web: a URL there picks a page to read, so the owner's answer is
  * about the site. A tool with any other capability keeps its URL whole (a webhook's path is where

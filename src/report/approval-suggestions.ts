@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import { redactString } from "../audit/redact.ts";
-import { formatDuration, type GrantOffer, type GrantScope, matchWords } from "../grants/grant.ts";
+import { formatDuration, type GrantOffer, type GrantScope, valuePattern } from "../grants/grant.ts";
 import { CONFIG_LOCATION } from "../config/config.ts";
 import { minTrust, type TrustLevel } from "../taint/trust.ts";
 import { isoTime } from "./iso-time.ts";
@@ -54,7 +54,7 @@ export function offerFields(offer: GrantOffer): OfferFields {
   const values = [...offer.values].sort((a, b) => a.argument.localeCompare(b.argument) || a.value.localeCompare(b.value));
   const words = values.map((v) => {
     const shown = JSON.stringify(clip(redactString(v.value), VALUE_TEXT_LIMIT));
-    return v.prefix || v.host ? `${v.argument} ${matchWords(v)}${shown}` : `${v.argument}=${shown}`;
+    return valuePattern(v, shown);
   });
   const pattern = words.length > 0 ? `${offer.tool} ${words.join(", ")}` : `${offer.tool} (any call)`;
   const patternKey = [offer.tool, ...values.map((v) => `${v.argument}${v.prefix ? "^=" : v.host ? "@=" : "="}${keyValue(v.value)}`)].join("|");

@@ -412,12 +412,9 @@ class Walker {
   // ---- facts ------------------------------------------------------------------------------------
 
   private notReadOnly(reason: string): void {
-    this.readOnly = false;
     if (this.remoteDepth === 0) this.onlyRemoteReads = false;
     else this.remoteActs = true;
-    add(this.why, reason);
-    const frame = this.frames[this.frames.length - 1];
-    if (frame) frame.readOnly = false;
+    this.remoteOnly(reason);
   }
 
   /** Not read-only here, but nothing beyond the remote read it is part of (see `remoteRead`). */
