@@ -6,7 +6,7 @@ import { holdsSecret, redactString } from "../audit/redact.ts";
 import type { FileLabel, FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
-import { argumentForms, isTrivialText, normalizePath, scanValues } from "./values.ts";
+import { argumentForms, isTrivialText, normalizePath, privateShortName, scanValues } from "./values.ts";
 import { valueHasher, type ValueHasher, type ValueSource } from "./value-index.ts";
 
 /**
@@ -334,6 +334,9 @@ export class Provenance {
     for (const form of whole) consider(form);
     if (arg.relative !== undefined) consider(normalizePath(arg.relative).toLowerCase());
     for (const path of arg.resolved ?? []) consider(path.toLowerCase());
+    // A host on a private network counts as named by its short name too: `ssh web-1` reaches the same machine.
+    const short = arg.role === "host" ? privateShortName(arg.raw) : undefined;
+    if (short !== undefined) consider(short);
     if (best || words.length === 0) return best;
     // A value of several words (a person's name) counts when every word was seen: at the lowest of them.
     let all: { level: TrustLevel; source?: ValueSource } | undefined;

@@ -619,6 +619,24 @@ export function normalizeUrl(raw: string): { url: string; host?: string } | unde
 }
 
 /**
+ * Top-level names reserved for private networks (RFC 6762 appendix G, ICANN's `.internal`, `.home.arpa`):
+ * no one outside can register a name under them, so a host there lives in its owner's own DNS.
+ */
+const PRIVATE_SUFFIX = /\.(?:internal|local|localdomain|lan|intranet|private|corp|home|home\.arpa)\.?$/;
+
+/**
+ * The short name a private network's host is also called by (`web-1.internal` → `web-1`), the way
+ * a resolver's search domain completes it; undefined for any other host.
+ */
+export function privateShortName(host: string): string | undefined {
+  const lower = host.trim().toLowerCase();
+  const m = PRIVATE_SUFFIX.exec(lower);
+  if (!m || m.index === 0) return undefined;
+  const short = lower.slice(0, m.index);
+  return /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/.test(short) ? short : undefined;
+}
+
+/**
  * The forms of an argument's value to look up. Whole values first, then the more specific forms.
  * A value of several words that is no number, address or account (a person's name) is also
  * checked word by word, and a list of addresses (`Bob <bob@example.com>, eve@example.org`) address

@@ -663,9 +663,16 @@ class Walker {
       // A filter flag with its value (--include=*.ts) can only become that flag again, so it names no file.
       // A plain read program's file operand whose names stay below one directory (`cat src/*.ts`) reads
       // that directory whole; any other pattern is not a read ClawOS can bound.
+      // On another host the names cannot be checked against the path rules: only a program that shows names
+      // and sizes (du -sh /var/log/app/*) may take a pattern there, and only one below a named directory,
+      // so that no name it expands to can become a flag.
       const found = args.filter((w) => w.glob && !filterFlag(spec, w.text));
-      const plain = !ctx.remote && !spec.wrapper && spec.handler === undefined && !spec.subcommands && !spec.noSubcommand && !spec.otherSubcommand;
-      const unbounded = found.find((w) => !plain || globRoot(w.text) === undefined);
+      const plain = !spec.wrapper && spec.handler === undefined && !spec.subcommands && !spec.noSubcommand && !spec.otherSubcommand;
+      const bounded = (w: Word) => {
+        const root = globRoot(w.text);
+        return root !== undefined && (!ctx.remote || (spec.listsOnly === true && root !== "."));
+      };
+      const unbounded = found.find((w) => !plain || !bounded(w));
       if (unbounded) this.notReadOnly(`${name} ${unbounded.raw} names files by a pattern expanded at run time`);
       else if (found.length > 0) patterns = new Set(found);
     }
@@ -975,7 +982,9 @@ class Walker {
       // A pattern reads the directory its names stay below (what a program that writes from it carries, too).
       const root = w.glob && !w.dynamic ? globRoot(w.text) : undefined;
       if (root !== undefined && this.patterns?.has(w)) this.patternsRead.add(w);
-      this.read(ctx, root ?? (w.dynamic ? w.raw : w.text), where);
+      const named = w.dynamic ? w.raw : w.text;
+      // Another host's path is only checked for secret-looking names, and a pattern's own are those.
+      this.read(ctx, ctx.remote ? named : (root ?? named), where);
       if (follows && !w.dynamic) this.followLinks(ctx, root ?? w.text, undefined, where);
       else if (root !== undefined) this.followLinks(ctx, root, w.text, where);
     };
