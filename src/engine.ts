@@ -10,7 +10,7 @@ import { redactString } from "./audit/redact.ts";
 import { ApprovalSurfaces } from "./taint/surfaces.ts";
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
 import type { ResolvedTool } from "./policy/tool-names.ts";
-import { type CallFacts, forRequester, withoutAllowRule } from "./policy/touches.ts";
+import { type CallFacts, decidedModes, forRequester, withoutAllowRule } from "./policy/touches.ts";
 import { SessionTaint, trustAtCall, type ObservedResult, type SessionReport } from "./taint/session-taint.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./taint/session-store.ts";
 import { minTrust, type TrustLevel } from "./taint/trust.ts";
@@ -134,8 +134,8 @@ export class Engine {
       }
       let decision = policy.decide(tool, mode, trust, call.isSubagent, call.agentId, causes, callFacts, irreversible);
       // Below a trust floor and nothing else: where the call's recipients, URLs, paths and ids came from decides.
-      const required = provenanceRequirement(decision);
-      if (required && policy.provenanceDecisions(tool)) {
+      const required = provenanceRequirement(decision, decidedModes(facts));
+      if (required && policy.provenanceDecisions(tool, facts)) {
         decision = withProvenance(decision, required, this.taint.verdicts(call, policy.argumentValues(tool, call.params, facts, call.agentId), required));
       } else if (required) {
         // A command that only reads another host (ssh host cmd, redis-cli, dig): decided by where it goes.

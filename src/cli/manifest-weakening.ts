@@ -75,6 +75,11 @@ export function manifestChanges(builtin: Manifest, operator: Manifest): { change
   if (newReads.length) {
     changes.push(`decides ${newReads.map((m) => m.name).join(", ")} as read-only (such calls skip the tool's own trust requirement)`);
   }
+  const builtinDecides = (builtin.modes ?? []).filter((m) => m.decisions === true).map(readName);
+  const newDecides = (operator.modes ?? []).filter((m) => m.decisions === true && !builtinDecides.includes(readName(m)));
+  if (newDecides.length) {
+    changes.push(`decides ${newDecides.map((m) => m.name).join(", ")} by where its arguments came from (such calls may run below the tool's trust)`);
+  }
   if (builtin.provenance?.decisions === false && operator.provenance?.decisions !== false && (operator.arguments ?? []).length > 0) {
     changes.push("provenance decisions turned on (calls below the trust floor are allowed when their arguments came from trusted input)");
   }

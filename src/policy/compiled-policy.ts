@@ -10,7 +10,7 @@ import { causeOf, decide, type Decision, type RulePolicy } from "./decision.ts";
 import { DecisionMemo } from "./decision-memo.ts";
 import type { ManifestEntry, ManifestRegistry } from "./manifests.ts";
 import { builtinPathRules, PathRules, type HostLocations } from "./path-rules.ts";
-import { callFacts, type CallEnvironment, type CallFacts, type HostSettings, type PathResolver } from "./touches.ts";
+import { callFacts, decidedModes, type CallEnvironment, type CallFacts, type HostSettings, type PathResolver } from "./touches.ts";
 import { valuesAt } from "./arguments.ts";
 import { DECISION_ROLES, type ArgumentRole } from "./manifest-schema.ts";
 import type { ArgumentValue, ProvenanceSettings } from "../taint/provenance.ts";
@@ -190,11 +190,15 @@ export class CompiledPolicy implements RulePolicy {
     return callFacts(entry.arguments, entry.modes, args, derivedPaths, agentId, this.callEnv, entry.environment);
   }
 
-  /** Whether a tool's calls may be decided by where their arguments came from (docs/provenance.md). */
-  provenanceDecisions(tool: ResolvedTool): boolean {
+  /**
+   * Whether a call may be decided by where its arguments came from (docs/provenance.md): a mode that
+   * holds and says so decides (any that says no wins), else the tool's manifest.
+   */
+  provenanceDecisions(tool: ResolvedTool, facts?: CallFacts): boolean {
     if (!this.provenance.enabled) return false;
     const entry = this.manifests.lookup(tool.name);
     if (!entry) return false;
+    if (facts?.modes.some((m) => m.decisions !== undefined)) return decidedModes(facts) !== undefined;
     const flag = entry.manifest.provenance?.decisions;
     return flag ?? entry.arguments.some((a) => DECISION_ROLES.includes(a.spec.role));
   }

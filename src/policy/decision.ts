@@ -275,12 +275,17 @@ function commandSummary(view: CommandView, text: string): NonNullable<Decision["
 /** Rules a provenance decision can answer: the session's trust is below a floor, nothing else. */
 const TRUST_FLOOR_RULES: ReadonlySet<RuleId> = new Set<RuleId>(["tool.min-input-trust", "capability.floor"]);
 
-/** The trust a call needs when the only rules it breaks are trust floors; undefined otherwise. */
-export function provenanceRequirement(decision: Decision): TrustLevel | undefined {
+/**
+ * The trust a call needs when the only rules it breaks are trust floors; undefined otherwise. A
+ * mode's trust counts as one when the mode is decided by where its arguments came from (`decided`,
+ * the names of the call's modes with `decisions`).
+ */
+export function provenanceRequirement(decision: Decision, decided?: readonly string[]): TrustLevel | undefined {
   if (decision.effect === "allow" || !decision.trustLimited) return undefined;
   let required: TrustLevel | undefined;
   for (const hit of decision.rules) {
-    if (!TRUST_FLOOR_RULES.has(hit.rule) || !hit.requires) return undefined;
+    const floor = TRUST_FLOOR_RULES.has(hit.rule) || (hit.rule === "tool.mode" && hit.mode !== undefined && decided?.includes(hit.mode) === true);
+    if (!floor || !hit.requires) return undefined;
     if (!required || trustRank(hit.requires) > trustRank(required)) required = hit.requires;
   }
   return required;

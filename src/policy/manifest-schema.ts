@@ -145,6 +145,12 @@ export const ModeSchema = Type.Object(
           "with readOnly: the mode holds only on a turn whose requester has at least this trust, because what the call reads reaches the requester in the reply; other turns are decided as the tool",
       }),
     ),
+    decisions: Type.Optional(
+      Type.Boolean({
+        description:
+          "not with readOnly: while the mode holds, a call below the trust it needs is decided by where its arguments came from (provenance.decisions for this mode only), e.g. stopping a process by an id only the owner's session could have got",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

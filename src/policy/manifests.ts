@@ -95,7 +95,10 @@ export function validateManifest(
   return { ok: false, broken: { tool, source, errors: describeErrors(checkManifest, value, `manifest ${source}`) } };
 }
 
-/** A mode's `reads` and `requester` narrow a read-only mode, and `reads` names the manifest's own arguments. */
+/**
+ * A mode's `reads` and `requester` narrow a read-only mode, and `reads` names the manifest's own
+ * arguments; `decisions` is for a mode that acts.
+ */
 function readingModeErrors(manifest: Manifest, source: string): string[] {
   const declared = new Set((manifest.arguments ?? []).map((a) => a.at));
   const errors: string[] = [];
@@ -104,6 +107,11 @@ function readingModeErrors(manifest: Manifest, source: string): string[] {
       if (mode[field] !== undefined && mode.readOnly !== true) {
         errors.push(`manifest ${source}: modes[${i}].${field} applies only to a read-only mode; fix: set modes[${i}].readOnly to true, or remove ${field}`);
       }
+    }
+    if (mode.decisions !== undefined && mode.readOnly === true) {
+      errors.push(
+        `manifest ${source}: modes[${i}].decisions does not apply to a read-only mode (it is decided with its own trust); fix: remove decisions, or readOnly`,
+      );
     }
     (mode.reads ?? []).forEach((at, j) => {
       if (!declared.has(at)) {

@@ -96,6 +96,8 @@ export interface SelectedMode {
   readonly readOnly?: boolean;
   /** A read-only mode that holds only on a turn whose requester has at least this trust (`forRequester`). */
   readonly requester?: TrustLevel;
+  /** While the mode holds, whether the call may be decided by where its arguments came from. */
+  readonly decisions?: boolean;
 }
 
 export interface CallFacts {
@@ -136,6 +138,19 @@ export function forRequester(facts: CallFacts | undefined, trust: TrustLevel): C
   const needs = facts?.modes[0]?.requester;
   if (!facts || !needs || meetsTrust(trust, needs)) return facts;
   return { ...facts, modes: facts.modes.slice(1) };
+}
+
+/**
+ * The names of a call's modes that are decided by where its arguments came from (`decisions`), or
+ * undefined when one of them says they are not (that wins) or none says either.
+ */
+export function decidedModes(facts: CallFacts | undefined): string[] | undefined {
+  let names: string[] | undefined;
+  for (const mode of facts?.modes ?? []) {
+    if (mode.decisions === false) return undefined;
+    if (mode.decisions === true) (names ??= []).push(mode.name);
+  }
+  return names;
 }
 
 /** The capability a touch counts as. */
@@ -391,7 +406,15 @@ function selectedModes(
     } else {
       holds = false;
     }
-    if (holds) out.push({ name: spec.name, capabilities: spec.capabilities, minInputTrust: spec.minInputTrust, riskLevel: spec.riskLevel });
+    if (holds) {
+      out.push({
+        name: spec.name,
+        capabilities: spec.capabilities,
+        minInputTrust: spec.minInputTrust,
+        riskLevel: spec.riskLevel,
+        ...(spec.decisions !== undefined ? { decisions: spec.decisions } : {}),
+      });
+    }
   }
   if (reading) out.unshift(reading);
   return out;

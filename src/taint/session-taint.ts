@@ -637,7 +637,10 @@ export class SessionTaint {
         : source === "call"
           ? echoOf(result, memo)
           : this.outputByProvenance(source, declared, memo);
-    if (found && source === "command") this.noteBackground(result, found.level, memo);
+    if (source === "command") {
+      if (found) this.noteBackground(result, found.level, memo);
+      if (this.policy.provenance.enabled) this.noteRunId(result, memo);
+    }
     const own = found?.level ?? declared;
     const level = result.resultTrust ? minTrust(own, result.resultTrust) : own;
     return { level, tool: tool.name, auditOnly: memo?.decision.effect === "would-block", memo, dir: found?.dir, echo: found?.echo };
@@ -747,6 +750,23 @@ export class SessionTaint {
     const command = memo?.facts?.command;
     const tree = command && !command.view.readOnly && command.view.local ? command.cwd : undefined;
     this.background.note(result.sessionKey, runId, { level, ...(tree ? { tree } : {}), ...(memo?.agentId ? { agentId: memo.agentId } : {}) });
+  }
+
+  /**
+   * The host chose a run's id for this session's own call, so the id counts at the trust the call
+   * was made at, whatever the command prints: stopping the run by it (`process` kill, a mode decided
+   * by where its arguments came from) stops the session's own run.
+   */
+  private noteRunId(result: ToolResult, memo: CallMemo | undefined): void {
+    const runId = result.sessionKey ? runningId(result.content) : undefined;
+    if (!runId || !result.sessionKey || memo?.decision.outcome !== "allow") return;
+    const made = memo.decision.inputTrust;
+    this.provenance.noteSelected(this.store.get(result.sessionKey, "owner"), [runId], made, {
+      level: made,
+      label: `the id the host gave a command this session started at ${made}`,
+      tool: memo.tool.name,
+      ...(result.toolCallId ? { callId: result.toolCallId } : {}),
+    });
   }
 
   /** A poll (or log, or kill) of a command this session left running has that command's trust. */

@@ -500,6 +500,12 @@ describe("engine: provenance-aware decisions", () => {
       expect(notRead.ok ? [] : notRead.broken.errors).toEqual([expect.stringContaining("modes[0].reads applies only to a read-only mode")]);
       const unknown = validateManifest({ ...base, modes: [{ ...mode, readOnly: true, reads: ["chat"] }] }, "chat_tool.json");
       expect(unknown.ok ? [] : unknown.broken.errors).toEqual([expect.stringContaining('modes[0].reads[0] "chat" is not one of the manifest\'s arguments')]);
+      // A mode decided by where its arguments came from is one that acts.
+      expect(validateManifest({ ...base, modes: [{ ...mode, decisions: true }] }, "chat_tool.json").ok).toBe(true);
+      const reading = validateManifest({ ...base, modes: [{ ...mode, readOnly: true, decisions: true }] }, "chat_tool.json");
+      expect(reading.ok ? [] : reading.broken.errors).toEqual([expect.stringContaining("modes[0].decisions does not apply to a read-only mode")]);
+      const typo = validateManifest({ ...base, modes: [{ ...mode, decisions: "yes" }] }, "chat_tool.json");
+      expect(typo.ok ? [] : typo.broken.errors).toEqual([expect.stringContaining("modes[0].decisions: expected boolean")]);
     });
 
     it("a lookup's fields are read from the hook that carries them: a first copy cut short does not lose them", () => {

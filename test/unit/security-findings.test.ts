@@ -223,6 +223,17 @@ describe("operator manifests weaker than the built-in ones", () => {
       ],
     };
     expect(manifestChanges(process.manifest, wider).changes).toEqual(["decides typing as read-only (such calls skip the tool's own trust requirement)"]);
+    // Typing decided by where the run's id came from, as the built-in kill is, lets a lowered session type into its own shell.
+    const typing = {
+      ...process.manifest,
+      modes: [
+        ...(process.manifest.modes ?? []),
+        { name: "typing", when: { argument: "action", equals: ["write"] }, capabilities: ["proc:manage"], decisions: true },
+      ],
+    };
+    expect(manifestChanges(process.manifest, typing).changes).toEqual([
+      "decides typing by where its arguments came from (such calls may run below the tool's trust)",
+    ]);
   });
 
   it("a copy of message's read mode that any requester may use, or that reads more arguments, is reported", () => {

@@ -6,7 +6,11 @@ import type { AddressInfo } from "node:net";
 
 export type ScriptedToolCall = {
   name: string;
-  /** Object arguments are JSON-encoded; a string is sent as is (to test malformed arguments). */
+  /**
+   * Object arguments are JSON-encoded; a string is sent as is (to test malformed arguments). A string
+   * value `{{result:RE}}` becomes the first group of the regular expression RE in the newest tool
+   * result of the request that matches it: the model reading an id the host gave it (see `fromResults`).
+   */
   arguments: Record<string, unknown> | string;
   id?: string;
 };
@@ -131,6 +135,39 @@ function matches(when: StepMatcher, body: ChatRequestBody, index: number): boole
   return true;
 }
 
+const FROM_RESULT = /^\{\{result:(.+)\}\}$/s;
+
+/**
+ * A reply whose tool-call arguments read values from the tool results the request carries
+ * (`{{result:RE}}`, newest result first). A placeholder no result matches is an error: the script
+ * expected a value the host did not give.
+ */
+function fromResults(reply: ScriptedReply, body: ChatRequestBody): ScriptedReply {
+  if (!reply.toolCalls?.length) return reply;
+  const results = toolResultsIn(body).reverse();
+  const fill = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      const placeholder = FROM_RESULT.exec(value);
+      if (!placeholder) return value;
+      const re = new RegExp(placeholder[1]);
+      for (const result of results) {
+        const found = re.exec(result.text);
+        if (found) return found[1] ?? found[0];
+      }
+      throw new Error(`scripted model: no tool result matches ${placeholder[1]}`);
+    }
+    if (Array.isArray(value)) return value.map(fill);
+    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
+    return value;
+  };
+  return {
+    ...reply,
+    toolCalls: reply.toolCalls.map((call) =>
+      typeof call.arguments === "string" ? call : { ...call, arguments: fill(call.arguments) as Record<string, unknown> },
+    ),
+  };
+}
+
 function chunk(id: string, model: string, delta: Record<string, unknown>, finishReason: string | null): string {
   const payload = {
     id,
@@ -205,7 +242,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     if (!step) return { label: "fallback", reply: fallback };
     const reply = step.replies[step.used];
     step.used += 1;
-    return { label: step.label, reply };
+    return { label: step.label, reply: fromResults(reply, body) };
   };
 
   const server: Server = createServer(async (req, res) => {

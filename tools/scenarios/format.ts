@@ -39,7 +39,12 @@ const CallSchema: TSchema = Type.Recursive((Self) =>
   Type.Object(
     {
       tool: Type.String({ minLength: 1, description: "the tool the model calls, e.g. exec or tool_call" }),
-      args: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "the call's arguments; {workspace}, {state} and {config} are replaced" })),
+      args: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description:
+            "the call's arguments; {workspace}, {state} and {config} are replaced; a string {{result:RE}} becomes the first group of RE in the newest tool result that matches it (an id the host gave)",
+        }),
+      ),
       expect: Type.Optional(Expect),
       file: Type.Optional(Type.String({ minLength: 1, description: "a workspace file the call creates when it runs" })),
       contains: Type.Optional(Type.String({ description: "text the call writes into `file` (for files that exist anyway)" })),
