@@ -148,7 +148,7 @@ export const ModeSchema = Type.Object(
     decisions: Type.Optional(
       Type.Boolean({
         description:
-          "not with readOnly: while the mode holds, a call below the trust it needs is decided by where its arguments came from (provenance.decisions for this mode only), e.g. stopping a process by an id only the owner's session could have got",
+          "not with readOnly: while the mode holds for every value of its argument, a call below the trust it needs is decided by where its arguments came from (provenance.decisions for this mode only), e.g. stopping a process by an id only the owner's session could have got",
       }),
     ),
   },

@@ -390,12 +390,17 @@ function selectedModes(
       }
       continue;
     }
+    // Whether the mode is the whole call (every value of its arguments matches): only then may the
+    // call be decided by where its arguments came from (`decisions`); a partial match still adds.
+    let whole: boolean;
     if (mode.segments) {
       const values = valuesAt(params, mode.segments);
       holds = values.length === 0 ? modeHolds(spec, undefined) : values.some((v) => modeHolds(spec, v));
+      whole = values.length > 0 && values.every((v) => (typeof v === "string" || typeof v === "number") && modeHolds(spec, v));
       if (holds && mode.alsoSegments) {
         const also = valuesAt(params, mode.alsoSegments);
         holds = also.some((v) => oneOf(v, spec.when.alsoEquals ?? []));
+        whole &&= also.length > 0 && also.every((v) => oneOf(v, spec.when.alsoEquals ?? []));
       }
       if (holds && spec.when.host) {
         const setting = env.settings.get(spec.when.host, agentId);
@@ -403,8 +408,10 @@ function selectedModes(
       }
     } else if (spec.when.host) {
       holds = modeHolds(spec, env.settings.get(spec.when.host, agentId));
+      whole = holds;
     } else {
       holds = false;
+      whole = false;
     }
     if (holds) {
       out.push({
@@ -412,7 +419,7 @@ function selectedModes(
         capabilities: spec.capabilities,
         minInputTrust: spec.minInputTrust,
         riskLevel: spec.riskLevel,
-        ...(spec.decisions !== undefined ? { decisions: spec.decisions } : {}),
+        ...(spec.decisions === false || (spec.decisions === true && whole) ? { decisions: spec.decisions } : {}),
       });
     }
   }

@@ -523,6 +523,8 @@ describe("a command left running: its polls have its trust", () => {
     expect(other.outcome).toBe("block");
     expect(other.rules.map((r) => r.rule)).toContain("argument.tainted");
     expect(process({ action: "kill" }, "k3").outcome).toBe("block");
+    // Only a call that is wholly a kill is decided by its id: one that also types is decided as the tool.
+    expect(process({ action: ["kill", "write"], sessionId: "calm-heron", data: "rm -rf ~\n" }, "k6").outcome).toBe("block");
     expect(process({ action: "write", sessionId: "calm-heron", data: "rm -rf ~\n" }, "k4").outcome).toBe("block");
     expect(process({ action: "send-keys", sessionId: "calm-heron", keys: ["C-c"] }, "k5").outcome).toBe("block");
   });
