@@ -637,9 +637,11 @@ export class SessionTaint {
         : source === "call"
           ? echoOf(result, memo)
           : this.outputByProvenance(source, declared, memo);
-    if (source === "command") {
-      if (found) this.noteBackground(result, found.level, memo);
-      if (this.policy.provenance.enabled) this.noteRunId(result, memo);
+    // A command left running: its id, and what its output is, for the calls that name it later.
+    const runId = source === "command" && result.sessionKey ? runningId(result.content) : undefined;
+    if (runId) {
+      if (found) this.noteBackground(result, runId, found.level, memo);
+      if (this.policy.provenance.enabled) this.noteRunId(result, runId, memo);
     }
     const own = found?.level ?? declared;
     const level = result.resultTrust ? minTrust(own, result.resultTrust) : own;
@@ -744,9 +746,8 @@ export class SessionTaint {
   }
 
   /** A command left running: remember what its output is, for the polls that read it later. */
-  private noteBackground(result: ToolResult, level: TrustLevel, memo: CallMemo | undefined): void {
-    const runId = result.sessionKey ? runningId(result.content) : undefined;
-    if (!runId || !result.sessionKey) return;
+  private noteBackground(result: ToolResult, runId: string, level: TrustLevel, memo: CallMemo | undefined): void {
+    if (!result.sessionKey) return;
     const command = memo?.facts?.command;
     const tree = command && !command.view.readOnly && command.view.local ? command.cwd : undefined;
     this.background.note(result.sessionKey, runId, { level, ...(tree ? { tree } : {}), ...(memo?.agentId ? { agentId: memo.agentId } : {}) });
@@ -757,9 +758,8 @@ export class SessionTaint {
    * was made at, whatever the command prints: stopping the run by it (`process` kill, a mode decided
    * by where its arguments came from) stops the session's own run.
    */
-  private noteRunId(result: ToolResult, memo: CallMemo | undefined): void {
-    const runId = result.sessionKey ? runningId(result.content) : undefined;
-    if (!runId || !result.sessionKey || memo?.decision.outcome !== "allow") return;
+  private noteRunId(result: ToolResult, runId: string, memo: CallMemo | undefined): void {
+    if (!result.sessionKey || memo?.decision.outcome !== "allow") return;
     const made = memo.decision.inputTrust;
     this.provenance.noteSelected(this.store.get(result.sessionKey, "owner"), [runId], made, {
       level: made,
