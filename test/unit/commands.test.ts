@@ -196,6 +196,8 @@ describe("classifyCommand: read-only commands", () => {
     ["declare -a list=(a b) && [[ $x =~ ^(a|b)$ ]] && ls src", ["src"]],
     ["git branch -a && git tag -l 'v*' && git remote -v && git config --get user.name", ["."]],
     ["time nice -n 5 cat f", ["f"]],
+    // Version and cache listings that load nothing of the project.
+    ["gem list && bundle --version && cargo version", ["."]],
   ];
   for (const [command, reads] of cases) {
     it(command.replace(/\n/g, "\\n"), () => {
@@ -302,6 +304,17 @@ describe("classifyCommand: commands that are not read-only", () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text
     ["echo ${a[i]} ${x:i:2}", {}, /arithmetic/],
     ["[[ $x -eq 1 ]] && ls", {}, /arithmetic test/],
+    // Listings that load code of the tree first: the Gemfile, Composer's plugins, a yarnPath, a
+    // cargo config's rustc wrapper, the JVM options in .mvn/jvm.config.
+    ["bundle list", { runsTree: true }, /bundle list loads the project's code/],
+    ["bundle exec rake -T", { runsTree: true }, /bundle exec runs the project's code/],
+    ["composer show --tree", { runsTree: true }, /composer show loads the project's code/],
+    ["conan info .", { runsTree: true }, /conan info loads the project's code/],
+    ["yarn why lodash", { runsTree: true }, /yarn why runs the program and plugins the project's yarn settings name/],
+    ["yarn --cwd web list", { runsTree: true }, /yarn list/],
+    ["cargo metadata --format-version 1", { runsTree: true }, /cargo metadata runs the rustc the project's cargo config may name/],
+    ["cargo tree -e normal", { runsTree: true }, /cargo tree/],
+    ["mvn -v", { runsTree: true }, /mvn runs a build/],
   ];
   for (const [command, expected, why] of cases) {
     it(command, () => {

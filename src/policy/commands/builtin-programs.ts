@@ -696,7 +696,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "buck",
       "gradle",
       "gradlew",
-      "mvn",
       "mvnw",
       "ant",
       "sbt",
@@ -709,6 +708,12 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     kind: "build",
     infoFlags: ["--version", "-v", "--help", "-h"],
     dirFlags: ["-C", "--directory"],
+  },
+  {
+    // The mvn launcher reads the project's .mvn/jvm.config and .mvn/maven.config before anything
+    // else, --version too: JVM options there (-javaagent) run code of the tree.
+    names: ["mvn"],
+    kind: "build",
   },
   {
     names: [
@@ -979,9 +984,10 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     ],
   },
   {
+    // Every yarn command first loads the project's settings, which can name the program yarn runs
+    // (yarnPath, yarn-path) and plugins it loads: a listing runs code of the tree too.
     names: ["yarn"],
     kind: "build",
-    infoFlags: ["--version", "-v", "--help", "-h"],
     globalValueFlags: ["--cwd", "--cache-folder", "--modules-folder"],
     dirFlags: ["--cwd"],
     noSubcommand: { kind: "install", network: true, fetches: "node_modules", why: "installs the project's packages" },
@@ -1003,7 +1009,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       { names: ["run", "test", "exec", "start", "node", "workspace", "workspaces", "pack"], kind: "build", why: "runs the project's scripts" },
       {
         names: ["list", "ls", "why", "bin", "help", "config get", "config list"],
-        kind: "read",
+        kind: "build",
+        why: "runs the program and plugins the project's yarn settings name",
         implicit: ".",
         operands: "strings",
         valueFlags: ["--depth", "--pattern"],
@@ -1072,7 +1079,16 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         network: true,
       },
       {
-        names: ["tree", "metadata", "version", "help", "locate-project", "pkgid", "read-manifest", "verify-project"],
+        // The project's .cargo/config.toml can name the rustc (and a wrapper) cargo asks about the target.
+        names: ["tree", "metadata"],
+        kind: "build",
+        why: "runs the rustc the project's cargo config may name",
+        implicit: ".",
+        operands: "strings",
+        valueFlags: ["-p", "--package", "-e", "--edges", "-i", "--invert", "--depth", "--format-version", "--manifest-path", "--features", "--target"],
+      },
+      {
+        names: ["version", "help", "locate-project", "pkgid", "read-manifest", "verify-project"],
         kind: "read",
         implicit: ".",
         operands: "strings",
@@ -1144,21 +1160,16 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "micromamba",
       "pipx",
       "gem",
-      "bundle",
-      "bundler",
-      "composer",
       "cpan",
       "cpanm",
       "luarocks",
       "opam",
       "nimble",
-      "mix",
       "stack",
       "cabal",
       "dotnet",
       "nuget",
       "vcpkg",
-      "conan",
       "rustup",
     ],
     kind: "install",
@@ -1168,6 +1179,24 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     subcommands: [
       { names: ["run", "exec", "shell", "test", "build"], kind: "build", why: "runs the project's code" },
       { names: ["list", "show", "env", "info", "which", "path"], kind: "read", operands: "strings" },
+    ],
+  },
+  {
+    // These load the project's own code for every project command, a listing too: Bundler evaluates
+    // the Gemfile (Ruby), Mix evaluates mix.exs (Elixir), Conan evaluates conanfile.py, and Composer
+    // loads the plugins installed in vendor/.
+    names: ["bundle", "bundler", "composer", "mix", "conan"],
+    kind: "install",
+    network: true,
+    infoFlags: ["--version", "-V", "-v", "--help", "-h"],
+    otherSubcommand: { kind: "install", network: true, why: "installs or manages packages from the network" },
+    subcommands: [
+      { names: ["run", "exec", "shell", "test", "build"], kind: "build", why: "runs the project's code" },
+      {
+        names: ["list", "show", "env", "info", "which", "path", "outdated", "check"],
+        kind: "build",
+        why: "loads the project's code (its Gemfile, mix.exs, conanfile.py or Composer plugins)",
+      },
     ],
   },
   {
