@@ -179,6 +179,19 @@ const GH_READ_VALUES = [
   "--order",
 ];
 
+/** What the language package managers below share: installs, version flags, running the project. */
+const PACKAGE_MANAGER = {
+  kind: "install",
+  network: true,
+  infoFlags: ["--version", "-V", "-v", "--help", "-h"],
+  otherSubcommand: { kind: "install", network: true, why: "installs or manages packages from the network" },
+} as const satisfies Partial<ProgramSpec>;
+const PACKAGE_MANAGER_RUNS: NonNullable<ProgramSpec["subcommands"]>[number] = {
+  names: ["run", "exec", "shell", "test", "build"],
+  kind: "build",
+  why: "runs the project's code",
+};
+
 export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   // ---- read-only programs ---------------------------------------------------------------------
   { names: ["cat", "rev", "gcat"], kind: "read" },
@@ -1172,26 +1185,17 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "vcpkg",
       "rustup",
     ],
-    kind: "install",
-    network: true,
-    infoFlags: ["--version", "-V", "-v", "--help", "-h"],
-    otherSubcommand: { kind: "install", network: true, why: "installs or manages packages from the network" },
-    subcommands: [
-      { names: ["run", "exec", "shell", "test", "build"], kind: "build", why: "runs the project's code" },
-      { names: ["list", "show", "env", "info", "which", "path"], kind: "read", operands: "strings" },
-    ],
+    ...PACKAGE_MANAGER,
+    subcommands: [PACKAGE_MANAGER_RUNS, { names: ["list", "show", "env", "info", "which", "path"], kind: "read", operands: "strings" }],
   },
   {
     // These load the project's own code for every project command, a listing too: Bundler evaluates
     // the Gemfile (Ruby), Mix evaluates mix.exs (Elixir), Conan evaluates conanfile.py, and Composer
     // loads the plugins installed in vendor/.
     names: ["bundle", "bundler", "composer", "mix", "conan"],
-    kind: "install",
-    network: true,
-    infoFlags: ["--version", "-V", "-v", "--help", "-h"],
-    otherSubcommand: { kind: "install", network: true, why: "installs or manages packages from the network" },
+    ...PACKAGE_MANAGER,
     subcommands: [
-      { names: ["run", "exec", "shell", "test", "build"], kind: "build", why: "runs the project's code" },
+      PACKAGE_MANAGER_RUNS,
       {
         names: ["list", "show", "env", "info", "which", "path", "outdated", "check"],
         kind: "build",
