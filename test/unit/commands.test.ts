@@ -308,6 +308,7 @@ describe("classifyCommand: commands that are not read-only", () => {
     // cargo config's rustc wrapper, the JVM options in .mvn/jvm.config.
     ["bundle list", { runsTree: true }, /bundle list loads the project's code/],
     ["bundle exec rake -T", { runsTree: true }, /bundle exec runs the project's code/],
+    ["bundle outdated", { network: true }, /bundle outdated installs or manages packages from the network/],
     ["composer show --tree", { runsTree: true }, /composer show loads the project's code/],
     ["conan info .", { runsTree: true }, /conan info loads the project's code/],
     ["yarn why lodash", { runsTree: true }, /yarn why runs the program and plugins the project's yarn settings name/],

@@ -1197,7 +1197,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     subcommands: [
       PACKAGE_MANAGER_RUNS,
       {
-        names: ["list", "show", "env", "info", "which", "path", "outdated", "check"],
+        names: ["list", "show", "env", "info", "which", "path", "check"],
         kind: "build",
         why: "loads the project's code (its Gemfile, mix.exs, conanfile.py or Composer plugins)",
       },
