@@ -198,6 +198,7 @@ describe("classifyCommand: read-only commands", () => {
     ["time nice -n 5 cat f", ["f"]],
     // Version and cache listings that load nothing of the project.
     ["gem list && bundle --version && cargo version", ["."]],
+    ["pnpm --version && pnpm help install && uv pip list", ["."]],
   ];
   for (const [command, reads] of cases) {
     it(command.replace(/\n/g, "\\n"), () => {
@@ -316,6 +317,9 @@ describe("classifyCommand: commands that are not read-only", () => {
     ["cargo metadata --format-version 1", { runsTree: true }, /cargo metadata runs the rustc the project's cargo config may name/],
     ["cargo tree -e normal", { runsTree: true }, /cargo tree/],
     ["mvn -v", { runsTree: true }, /mvn runs a build/],
+    ["pnpm why react", { runsTree: true }, /pnpm why runs the hooks of the project's pnpmfile/],
+    ["pnpm -C web ls --depth 0", { runsTree: true }, /pnpm ls/],
+    ["uv tree", { runsTree: true, network: true }, /uv tree locks the project/],
   ];
   for (const [command, expected, why] of cases) {
     it(command, () => {

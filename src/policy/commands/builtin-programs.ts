@@ -962,6 +962,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     ],
   },
   {
+    // pnpm applies the project's pnpmfile hooks (.pnpmfile.cjs, updateConfig) before every project
+    // command: a listing runs code of the tree too.
     names: ["pnpm"],
     kind: "build",
     infoFlags: ["--version", "-v", "--help", "-h"],
@@ -986,9 +988,11 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         why: "changes the project or its packages",
       },
       { names: ["run", "test", "t", "exec", "start", "rebuild", "rb", "pack"], kind: "build", why: "runs the project's scripts" },
+      { names: ["help"], kind: "read", operands: "strings" },
       {
-        names: ["ls", "list", "ll", "la", "why", "root", "bin", "help", "config get", "config list"],
-        kind: "read",
+        names: ["ls", "list", "ll", "la", "why", "root", "bin", "config get", "config list"],
+        kind: "build",
+        why: "runs the hooks of the project's pnpmfile",
         implicit: ".",
         operands: "strings",
         valueFlags: ["--depth", "--filter", "-F"],
@@ -1159,7 +1163,10 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     subcommands: [
       { names: ["pip install", "pip sync", "add", "sync", "lock", "tool install", "python install"], kind: "install", network: true, fetches: ".venv" },
       { names: ["run", "tool run"], kind: "build", network: true, why: "runs code (it may first download packages)" },
-      { names: ["pip list", "pip show", "pip freeze", "tree", "version", "help"], kind: "read", implicit: ".", operands: "strings" },
+      // uv tree locks the project first: it resolves from the network and may build the project's
+      // metadata with its build backend (setup.py, a hatch hook).
+      { names: ["tree"], kind: "build", network: true, why: "locks the project (it may run the project's build backend)" },
+      { names: ["pip list", "pip show", "pip freeze", "version", "help"], kind: "read", implicit: ".", operands: "strings" },
     ],
   },
   {
