@@ -10,7 +10,7 @@ import { redactString } from "./audit/redact.ts";
 import { ApprovalSurfaces } from "./taint/surfaces.ts";
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
 import type { ResolvedTool } from "./policy/tool-names.ts";
-import { type CallFacts, decidedModes, forRequester, withoutAllowRule } from "./policy/touches.ts";
+import { type CallFacts, decidedModes, forRequester, runningSettings, withoutAllowRule } from "./policy/touches.ts";
 import { SessionTaint, trustAtCall, type ObservedResult, type SessionReport } from "./taint/session-taint.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./taint/session-store.ts";
 import { minTrust, type TrustLevel } from "./taint/trust.ts";
@@ -122,6 +122,14 @@ export class Engine {
       let trust = trustAtCall(session, mode === "enforce");
       let lowered = session.lowered;
       let causes = lowered;
+      // Git in a repository whose settings came in below owner runs what they name: not a read.
+      const settings = mode === "off" || !facts ? undefined : this.taint.settingsSource(facts);
+      if (facts && settings) {
+        facts = runningSettings(facts, "git runs the commands its repository's settings name", settings.repositories);
+        trust = minTrust(trust, settings.source.level);
+        lowered = [...lowered, settings.source];
+        causes = lowered;
+      }
       let callFacts = facts;
       const tree = mode === "off" ? undefined : this.taint.treeSource(facts, trust);
       if (tree) {

@@ -1,4 +1,4 @@
-import { type Dirent, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import picomatch from "picomatch";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
@@ -145,6 +145,7 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
       return real && real !== spelled ? [spelled, real] : [spelled];
     },
     linksBelow: (dir, names, budget) => linksBelow(dir, names, budget, platform === "darwin" || platform === "win32"),
+    gitDirAt,
   };
 
   const settings: HostSettings = {
@@ -211,6 +212,35 @@ function realOf(path: string, depth = 0): string | undefined {
   const real = realOfExisting(head);
   if (real === undefined) return undefined;
   return rest.length ? join(real, ...rest.reverse()) : real;
+}
+
+/**
+ * The git directories git takes `dir` for when it looks for a repository there, as it does: `dir/.git`
+ * (with where a `.git` file or symlink points), or `dir` itself when it is a bare repository (a
+ * `HEAD`, an `objects` and a `refs`). Undefined when there is none at this level.
+ */
+function gitDirAt(dir: string): readonly string[] | undefined {
+  const dotGit = join(dir, ".git");
+  const stat = lstatSync(dotGit, { throwIfNoEntry: false });
+  if (stat) {
+    if (stat.isDirectory()) return [dotGit];
+    const target = stat.isSymbolicLink() ? realOf(dotGit) : gitdirLine(dotGit, dir);
+    return target !== undefined && target !== dotGit ? [dotGit, target] : [dotGit];
+  }
+  if (!lstatSync(join(dir, "HEAD"), { throwIfNoEntry: false })) return undefined;
+  const objects = statSync(join(dir, "objects"), { throwIfNoEntry: false });
+  const refs = statSync(join(dir, "refs"), { throwIfNoEntry: false });
+  return objects?.isDirectory() && refs?.isDirectory() ? [dir] : undefined;
+}
+
+/** Where a `.git` file (a worktree's, a submodule's) points: its `gitdir:` line, resolved from `dir`. */
+function gitdirLine(file: string, dir: string): string | undefined {
+  try {
+    const line = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(readFileSync(file, { encoding: "utf8", flag: "r" }).slice(0, 4096));
+    return line ? resolve(dir, line[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Compiled pattern names (`*.md`, `[ab]*`), kept: a command's patterns recur with each call. */

@@ -10,7 +10,7 @@ import { causeOf, decide, type Decision, type RulePolicy } from "./decision.ts";
 import { DecisionMemo } from "./decision-memo.ts";
 import type { ManifestEntry, ManifestRegistry } from "./manifests.ts";
 import { builtinPathRules, PathRules, type HostLocations } from "./path-rules.ts";
-import { callFacts, decidedModes, type CallEnvironment, type CallFacts, type HostSettings, type PathResolver } from "./touches.ts";
+import { callFacts, decidedModes, repositoriesFrom, type CallEnvironment, type CallFacts, type HostSettings, type PathResolver } from "./touches.ts";
 import { valuesAt } from "./arguments.ts";
 import { DECISION_ROLES, type ArgumentRole } from "./manifest-schema.ts";
 import type { ArgumentValue, ProvenanceSettings } from "../taint/provenance.ts";
@@ -188,6 +188,11 @@ export class CompiledPolicy implements RulePolicy {
     if (!entry || (entry.arguments.length === 0 && entry.modes.length === 0)) return undefined;
     const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
     return callFacts(entry.arguments, entry.modes, args, derivedPaths, agentId, this.callEnv, entry.environment);
+  }
+
+  /** The git directories git uses from where it starts (`repositoriesFrom`), looked for on this host. */
+  repositoriesFrom(starts: readonly string[]): string[] {
+    return repositoriesFrom(this.callEnv.resolver, starts);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { dirname, resolve } from "node:path";
 import { statSync } from "node:fs";
 import { meetsTrust, type TrustLevel } from "../taint/trust.ts";
 import { ENVIRONMENT, withEnvironment, type CommandView } from "./commands/classify.ts";
@@ -27,6 +28,11 @@ export interface PathResolver {
    * directory entries. `more` says the budget ran out.
    */
   linksBelow?(dir: string, names: readonly (readonly string[])[] | undefined, budget: number): { readonly targets: readonly string[]; readonly more: boolean };
+  /**
+   * The git directories git takes `dir` (absolute) for when it looks for a repository there: its
+   * `.git` (and where a `.git` file points) or `dir` itself when bare; undefined when none is there.
+   */
+  gitDirAt(dir: string): readonly string[] | undefined;
 }
 
 /** Host settings a manifest's modes can name (e.g. `codeMode.executor`), per agent. */
@@ -74,6 +80,15 @@ export interface CommandFacts {
   readonly view: CommandView;
   /** The working directory, absolute (the call's workdir, else the agent's workspace). */
   readonly cwd: string;
+  /** Where git starts looking for its repositories (see CommandView.repositories), absolute as spelled. */
+  readonly repositoryStarts?: readonly string[];
+  /**
+   * The git directories of those repositories, as git finds them (`repositoriesFrom`), once they
+   * were looked for: only when a label below owner could reach their settings (`runningSettings`).
+   */
+  readonly repositories?: readonly string[];
+  /** The git directories a clone creates, absolute as spelled (see CommandView.madeRepositories). */
+  readonly madeRepositories?: readonly string[];
 }
 
 export type TouchKind = "secret-read" | "secret-write" | "protected-write" | "outside-workspace" | "unreadable-path";
@@ -127,6 +142,30 @@ export function withoutAllowRule(facts: CallFacts | undefined): CallFacts | unde
   if (!facts || !command || command.view.allowAt === undefined) return facts;
   const { allowAt: _covered, ...view } = command.view;
   return { ...facts, command: { ...command, view } };
+}
+
+/**
+ * The same facts for a git command whose repository's settings were written below owner (`why`
+ * says which): git runs what they name, so the command is not read-only, its output is not only
+ * its files', and an operator's allow rule for it does not cover that code.
+ */
+export function runningSettings(facts: CallFacts, why: string, repositories: readonly string[]): CallFacts {
+  const command = facts.command;
+  if (!command) return facts;
+  const { allowAt: _covered, ...view } = command.view;
+  return { ...facts, command: { ...command, repositories, view: { ...view, readOnly: false, local: false, why: [...view.why, why] } } };
+}
+
+/**
+ * The git directories git uses when it starts in each of `starts` (absolute), the way git finds
+ * them: from the real directory up, the first level with a `.git` or a bare repository. The same
+ * level above the spelled form is given too (labels are kept by the path a write spelled, and a
+ * symlink above the workspace makes the two differ).
+ */
+export function repositoriesFrom(resolver: PathResolver, starts: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const start of starts) for (const dir of repositoryOf(resolver, resolver.resolve(start, undefined, true))) if (!found.includes(dir)) found.push(dir);
+  return found;
 }
 
 /**
@@ -274,6 +313,15 @@ export function callFacts(
       for (const target of found.targets) if (!(ok = visit(target, command.argument, "read", false, false, true))) break;
       if (!ok) break;
     }
+    if (view.repositories.length > 0) {
+      // As spelled, without looking at the disk: git's repositories are looked for only when a label could matter.
+      const starts = view.repositories.map((p) => (p.startsWith("~") ? env.resolver.resolve(p, agentId)?.[0] : resolve(under(p))));
+      command = { ...command, repositoryStarts: starts.filter((p): p is string => p !== undefined) };
+    }
+    if (view.madeRepositories.length > 0) {
+      const made = view.madeRepositories.map((p) => env.resolver.resolve(under(p), agentId)?.[0]).filter((p): p is string => p !== undefined);
+      if (made.length > 0) command = { ...command, madeRepositories: made };
+    }
     for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network)) break;
     for (const p of view.fetches) if (!visit(under(p), command.argument, "write", true)) break;
     for (const copy of view.copies) {
@@ -293,6 +341,33 @@ export function callFacts(
     ...(command ? { command } : {}),
   };
 }
+
+/** The git directories git uses when it starts in a directory (its forms: as spelled, then real); see `repositoriesFrom`. */
+function repositoryOf(resolver: PathResolver, forms: readonly string[] | undefined): string[] {
+  if (!forms || forms.length === 0) return [];
+  const real = forms[forms.length - 1];
+  let spelled: string | undefined = forms.length > 1 ? forms[0] : undefined;
+  let at = real;
+  for (let depth = 0; depth < MAX_REPOSITORY_DEPTH; depth++) {
+    const dirs = resolver.gitDirAt(at);
+    if (dirs) {
+      const out = [...dirs];
+      if (spelled !== undefined) {
+        const mirror = spelled;
+        for (const dir of dirs) if (dir.startsWith(at)) out.push(mirror + dir.slice(at.length));
+      }
+      return out;
+    }
+    const parent = dirname(at);
+    if (parent === at) return [];
+    at = parent;
+    if (spelled !== undefined) spelled = dirname(spelled) === spelled ? undefined : dirname(spelled);
+  }
+  return [];
+}
+
+/** How many levels up git's repository is looked for (git itself stops at the root). */
+const MAX_REPOSITORY_DEPTH = 64;
 
 /** How a value at an `environment` argument that is not an object of names is reported. */
 const ENVIRONMENT_UNREAD = "an environment ClawOS cannot read";

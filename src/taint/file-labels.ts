@@ -37,6 +37,12 @@ export class FileLabels {
   private readonly mac?: (body: string) => string;
   /** Why labels cannot be relied on (then trusted paths do not count as owner). */
   problem?: string;
+  /**
+   * Labels below owner that can reach a repository's settings: a directory's (a tree that may hold a
+   * `.git`), or a file's at or under a `.git` or named `config` (a bare repository's). Kept so
+   * that git in a tree none of them reaches is decided without looking at the disk.
+   */
+  private readonly settingsReach = new Set<string>();
   private scheduled = false;
   private writing = false;
   private writes = 0;
@@ -60,6 +66,7 @@ export class FileLabels {
   set(path: string, level: TrustLevel, at: number, tree = false, by?: string): void {
     if (this.labels.has(path)) this.labels.delete(path); // re-inserted: the map's order is write order
     this.labels.set(path, { level, at, tree, ...(by ? { by } : {}), seq: ++this.writes });
+    this.noteReach(path, level, tree);
     if (this.labels.size > this.max) this.evict();
     this.schedule();
   }
@@ -80,6 +87,27 @@ export class FileLabels {
       dir = parentOf(dir);
     }
     return best;
+  }
+
+  /**
+   * Whether a label below owner can reach the settings of a repository git finds from one of
+   * `starts` (absolute, as spelled): a directory label at or above a start (it covers every `.git`
+   * git could find there), or a file at or under a `.git`, or a `config`, in a start or above it.
+   * False means git there runs only settings no session below owner wrote.
+   */
+  mayReachSettings(starts: readonly string[]): boolean {
+    if (this.settingsReach.size === 0) return false;
+    for (const path of this.settingsReach) {
+      const git = GIT_DIR_PART.exec(path);
+      const owner = git ? path.slice(0, git.index) || "/" : path.endsWith("/config") ? parentOf(path) : this.labels.get(path)?.tree ? path : undefined;
+      if (owner !== undefined && starts.some((start) => atOrBelow(start, owner))) return true;
+    }
+    return false;
+  }
+
+  private noteReach(path: string, level: TrustLevel, tree: boolean): void {
+    if (level !== "owner" && (tree || GIT_DIR_PART.test(path) || path.endsWith("/config"))) this.settingsReach.add(path);
+    else this.settingsReach.delete(path);
   }
 
   /** The lowest trust written at or under a directory (what running code there reads), if any. */
@@ -184,6 +212,7 @@ export class FileLabels {
     for (const [path, label] of this.labels) {
       if (label.level === "owner") {
         this.labels.delete(path);
+        this.settingsReach.delete(path);
         if (this.labels.size <= this.max) return;
       }
     }
@@ -235,13 +264,24 @@ export class FileLabels {
       const record = JSON.parse(body) as { v: number; labels: [string, number, number, number, string][]; problem?: string };
       for (const [path, level, at, tree, by] of record.labels) {
         const l = TRUST_LEVELS[level];
-        if (typeof path === "string" && l) this.labels.set(path, { level: l, at, tree: tree === 1, ...(by ? { by } : {}) });
+        if (typeof path === "string" && l) {
+          this.labels.set(path, { level: l, at, tree: tree === 1, ...(by ? { by } : {}) });
+          this.noteReach(path, l, tree === 1);
+        }
       }
       if (typeof record.problem === "string") this.problem = record.problem;
     } catch (error) {
       this.problem = `the file labels are corrupt (${(error as Error).message})`;
     }
   }
+}
+
+/** A `.git` part of a path: what is before it is the repository's directory. */
+const GIT_DIR_PART = /\/\.git(?=\/|$)/;
+
+/** Whether `path` is `dir` or below it. */
+function atOrBelow(path: string, dir: string): boolean {
+  return path === dir || dir === "/" || path.startsWith(`${dir}/`);
 }
 
 function parentOf(path: string): string | undefined {

@@ -204,20 +204,24 @@ export class SessionTaint {
   }
 
   /**
-   * For a build or test, what code below owner its tree holds, as a mark that changes with every
-   * such write (`FileLabels.codeMark`); undefined for any other call. A grant for the command is
-   * bound to the mark the owner saw when approving it.
+   * For a build or test, what code below owner its tree holds (for git that runs a repository's
+   * settings, its git directory), as a mark that changes with every such write
+   * (`FileLabels.codeMark`); undefined for any other call. A grant for the command is bound to the
+   * mark the owner saw when approving it.
    */
   treeMark(facts: CallFacts | undefined): string | undefined {
-    const command = facts?.command;
-    if (!this.policy.tagging || !command?.view.runsTree || !command.cwd) return undefined;
-    return this.provenance.labels.codeMark(command.cwd);
+    const dirs = this.policy.tagging ? markedDirs(facts) : undefined;
+    if (!dirs) return undefined;
+    return dirs.map((dir) => this.provenance.labels.codeMark(dir)).join(";");
   }
 
   /** The code written below owner last into a build's or test's tree, as a cause: why a grant for it was set aside. */
   treeChange(facts: CallFacts | undefined): TaintSource | undefined {
-    const cwd = facts?.command?.cwd;
-    const newest = cwd ? this.provenance.labels.newestCodeUnder(cwd) : undefined;
+    let newest: ReturnType<FileLabels["newestCodeUnder"]>;
+    for (const dir of markedDirs(facts) ?? []) {
+      const code = this.provenance.labels.newestCodeUnder(dir);
+      if (code && (!newest || (code.label.seq ?? 0) > (newest.label.seq ?? 0))) newest = code;
+    }
     if (!newest) return undefined;
     const by = newest.label.by ? `session ${newest.label.by}` : "a session";
     return {
@@ -244,6 +248,36 @@ export class SessionTaint {
     if (!low) return undefined;
     const by = low.label.by ? `session ${low.label.by}` : "a session";
     return { level: low.label.level, kind: "file", label: `${low.path}, which ${by} wrote at ${low.label.level}`, at: low.label.at };
+  }
+
+  /**
+   * What git runs in a repository whose settings were written below owner (an archive that held a
+   * `.git`, a copy of someone's repository): the least trusted label at or under its git directory.
+   * Git runs the commands those settings name (`core.fsmonitor`, aliases, a diff driver) even for
+   * `git status`, so the call runs code of that trust. A clone's own `.git` is labelled by the
+   * clone (`labelWrites`): git wrote its settings, not the remote.
+   */
+  settingsSource(facts: CallFacts | undefined): { source: TaintSource; repositories: readonly string[] } | undefined {
+    const starts = facts?.command?.repositoryStarts;
+    const labels = this.provenance.labels;
+    if (!this.policy.tagging || !starts || starts.length === 0) return undefined;
+    // Git's repositories are looked for on disk only where a label below owner could reach them.
+    if (labels.intact && !labels.mayReachSettings(starts)) return undefined;
+    const dirs = this.policy.repositoriesFrom(starts);
+    let low: { dir: string; label: FileLabel } | undefined;
+    for (const dir of dirs) {
+      const label = this.provenance.labels.lowestUnder(dir);
+      if (label && label.level !== "owner" && (!low || trustRank(label.level) < trustRank(low.label.level))) low = { dir, label };
+    }
+    if (!low) return undefined;
+    const by = low.label.by ? `session ${low.label.by}` : "a session";
+    const source: TaintSource = {
+      level: low.label.level,
+      kind: "file",
+      label: `the settings of the git repository at ${low.dir}, which ${by} wrote at ${low.label.level}`,
+      at: low.label.at,
+    };
+    return { source, repositories: dirs };
   }
 
   // ---- around a call ----------------------------------------------------------------------
@@ -834,6 +868,8 @@ export class SessionTaint {
       else this.provenance.labels.merge(path, level, at, this.policy.provenance.trusted(path, call.agentId) ? "owner" : "untrusted", call.sessionKey);
     }
     if (facts.copies) this.provenance.labelCopies(facts.copies, decision.inputTrust, at, call.sessionKey, call.agentId);
+    // A clone's own git directory holds settings git wrote, at the trust of the session that chose the clone.
+    for (const dir of facts.command?.madeRepositories ?? []) this.provenance.labels.set(dir, decision.inputTrust, at, true, call.sessionKey);
   }
 
   private taintFromResult(result: ToolResult): ObservedResult | undefined {
@@ -980,4 +1016,16 @@ function undeclaredWords(params: unknown, declared: ReadonlySet<string>): string
     else add(value);
   }
   return text;
+}
+
+/**
+ * The directories whose code a call runs, for binding a grant to it: a build's or test's working
+ * tree, or the git directories whose settings a git command runs (`runningSettings`); undefined
+ * for any other call.
+ */
+function markedDirs(facts: CallFacts | undefined): readonly string[] | undefined {
+  const command = facts?.command;
+  if (!command) return undefined;
+  if (command.view.runsTree) return command.cwd ? [command.cwd] : undefined;
+  return command.repositories && !command.view.readOnly ? command.repositories : undefined;
 }

@@ -104,6 +104,47 @@ describe("exec by what the command does", () => {
     expect(engine.store.peek(other)?.trust).toBe("untrusted");
   });
 
+  it("git in a repository whose settings came in below owner runs them: not a read, whatever the session", () => {
+    const { engine, workspace } = makeEngine(ENFORCE);
+    const evil = join(workspace, "evil");
+    expect(run(engine, "tar -xzf evil.tgz -C evil", "", "x1").outcome).toBe("allow");
+    // What the archive held: a repository whose settings name a program git runs for `git status`.
+    mkdirSync(join(evil, ".git", "objects"), { recursive: true });
+    mkdirSync(join(evil, ".git", "refs"), { recursive: true });
+    writeFileSync(join(evil, ".git", "HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(evil, ".git", "config"), "[core]\n\tfsmonitor = ./.hooks/watch\n");
+    mkdirSync(join(evil, "src"), { recursive: true });
+    for (const command of ["git -C evil status", "cd evil/src && git log -3", "git --git-dir=evil/.git log"]) {
+      const d = run(engine, command, "", `s-${command}`);
+      expect(d.outcome, command).toBe("block");
+      expect(d.command?.readOnly, command).toBe(false);
+      expect(d.inputTrust, command).toBe("untrusted");
+      expect(blockReason(d), command).toContain("git runs the commands its repository's settings name");
+      expect(blockReason(d), command).toContain(`the settings of the git repository at ${join(evil, ".git")}`);
+    }
+    // The workspace's own files, and git where no repository came from outside, are read as before.
+    expect(run(engine, "git status", "", "s-own").outcome).toBe("allow");
+    expect(run(engine, "ls evil", ".git src", "s-ls").outcome).toBe("allow");
+  });
+
+  it("a clone's own repository holds settings git wrote: git runs there as a read, and a planted .git still counts", () => {
+    const { engine, workspace } = makeEngine(ENFORCE);
+    expect(run(engine, "git clone https://git.example.org/lib.git lib", "Cloning into 'lib'...", "c1").outcome).toBe("allow");
+    mkdirSync(join(workspace, "lib", ".git", "objects"), { recursive: true });
+    mkdirSync(join(workspace, "lib", ".git", "refs"), { recursive: true });
+    writeFileSync(join(workspace, "lib", ".git", "HEAD"), "ref: refs/heads/main\n");
+    const other = "agent:main:fresh";
+    const d = run(engine, "git -C lib log --oneline -5", "a1b2c3 init", "c2", other);
+    expect(d.outcome).toBe("allow");
+    expect(d.command?.readOnly).toBe(true);
+    // A copy of another repository's git directory into the clone is what it carried, not git's own.
+    const third = "agent:main:third";
+    expect(run(engine, "cp -r /srv/elsewhere/.git lib/.git", "", "c3", third).outcome).toBe("allow");
+    const status = run(engine, "git -C lib status", "", "c4", third);
+    expect(status.outcome).toBe("block");
+    expect(blockReason(status)).toContain(`the settings of the git repository at ${join(workspace, "lib", ".git")}, which session ${third} wrote at untrusted`);
+  });
+
   it("the environment and secret-looking variables are secrets: the owner may print them, a lowered session may not", () => {
     const { engine } = makeEngine(ENFORCE);
     expect(run(engine, "printenv", "PATH=/usr/bin", "e0").outcome).toBe("allow");

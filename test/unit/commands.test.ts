@@ -331,6 +331,18 @@ describe("classifyCommand: commands that are not read-only", () => {
     });
   }
 
+  it("git names where it looks for its repository; a clone names the git directory it makes", () => {
+    expect(classify("git status").repositories).toEqual(["."]);
+    expect(classify("cd lib && git log -3 && git -C ../app diff").repositories).toEqual(["lib", "lib/../app"]);
+    expect(classify("git --git-dir=backup.git log").repositories).toEqual(["backup.git"]);
+    expect(classify("git --version && git init fresh && git help log").repositories).toEqual([]);
+    expect(classify("ssh build-1 git status").repositories).toEqual([]);
+    expect(classify("git clone https://git.example.org/lib.git").madeRepositories).toEqual(["lib/.git"]);
+    expect(classify("git clone --bare https://git.example.org/lib.git lib.git").madeRepositories).toEqual(["lib.git"]);
+    expect(classify("git clone --separate-git-dir=/srv/g https://git.example.org/lib.git").madeRepositories).toEqual([]);
+    expect(classify("git diff --no-index a b").repositories).toEqual([]);
+  });
+
   it("git diff --no-index reads the files it names", () => {
     expect(classify("git diff --no-index /dev/null /etc/hosts")).toMatchObject({ readOnly: true, reads: ["/etc/hosts"] });
   });

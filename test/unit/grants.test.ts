@@ -146,6 +146,22 @@ describe("grants: allow-always", () => {
     expect(engine.listGrants().map((g) => g.treeMark)).toEqual(["", "1:2"]);
   });
 
+  it("a grant for git in a repository whose settings came from outside is bound to them: new settings ask again", () => {
+    const { engine, workspace } = makeEngine(APPROVE);
+    const exec = (id: string, command: string) => call("exec", { toolCallId: id, params: { command } });
+    expect(engine.gate(exec("x1", "tar -xzf backup.tgz -C restored")).effect).toBe("allow");
+    for (const sub of ["objects", "refs"]) mkdirSync(join(workspace, "restored", ".git", sub), { recursive: true });
+    writeFileSync(join(workspace, "restored", ".git", "HEAD"), "ref: refs/heads/main\n");
+    const first = exec("g1", "git -C restored status");
+    const asked = engine.gate(first);
+    expect(asked.effect).toBe("approve");
+    engine.approvalResolved(first, asked, "allow-always");
+    expect(engine.gate(exec("g2", "git -C restored status")).effect).toBe("allow");
+    // Another archive over it brings other settings: not what the owner approved.
+    expect(engine.gate(exec("x2", "tar -xzf other.tgz -C restored")).effect).toBe("allow");
+    expect(engine.gate(exec("g3", "git -C restored status")).effect).toBe("approve");
+  });
+
   it("never answers a hard rule: a path rule still blocks a granted tool", () => {
     const { engine, home } = tainted();
     const c = call("read", { params: { path: "notes.txt" } });

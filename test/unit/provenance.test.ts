@@ -112,6 +112,27 @@ describe("file labels: the latest write wins, directories cover what is under th
     expect(labels.effective("/ws/plan.md")?.level).toBe("community");
   });
 
+  it("knows without the disk whether a label below owner can reach the settings git finds from a directory", () => {
+    const labels = new FileLabels({ max: 100 });
+    expect(labels.mayReachSettings(["/ws"])).toBe(false);
+    // A download into a folder beside the repository reaches nothing git finds from /ws/app.
+    labels.set("/ws/vendor/lib", "untrusted", 1, true);
+    expect(labels.mayReachSettings(["/ws/app", "/ws"])).toBe(false);
+    expect(labels.mayReachSettings(["/ws/vendor/lib/src"])).toBe(true);
+    // A clone's own git directory, labelled at the owner's trust, reaches nothing either.
+    labels.set("/ws/vendor/lib/.git", "owner", 2, true);
+    expect(labels.mayReachSettings(["/ws/app"])).toBe(false);
+    // A file written into a repository's git directory, or a bare repository's config, does.
+    labels.set("/ws/app/.git/config", "community", 3);
+    expect(labels.mayReachSettings(["/ws/app/src"])).toBe(true);
+    expect(labels.mayReachSettings(["/ws"])).toBe(false);
+    labels.set("/srv/backup.git/config", "untrusted", 4);
+    expect(labels.mayReachSettings(["/srv/backup.git"])).toBe(true);
+    // Written again at the owner's trust, a path reaches nothing any more.
+    labels.set("/ws/vendor/lib", "owner", 5, true);
+    expect(labels.mayReachSettings(["/ws/vendor/lib/src"])).toBe(false);
+  });
+
   it("past its bound with nothing to drop, labels are no longer intact (trusted paths stop counting)", () => {
     const labels = new FileLabels({ max: 2 });
     labels.set("/a", "untrusted", 1);

@@ -83,6 +83,17 @@ export interface CommandView {
   readonly external: boolean;
   /** Paths where content from outside lands: clone destinations, downloads, extracted archives, node_modules. */
   readonly fetches: readonly string[];
+  /**
+   * Where git looks for its repository, as written ("." for the working directory). Git runs the
+   * commands a repository's settings name (`core.fsmonitor`, aliases, a diff driver, a pager) even
+   * for `git status`, so the trust of those settings is the trust of what the command runs.
+   */
+  readonly repositories: readonly string[];
+  /**
+   * The git directories a clone creates (`dest/.git`, or `dest` for a bare clone), as written: git
+   * writes their settings itself, so they are not the fetched content they sit beside.
+   */
+  readonly madeRepositories: readonly string[];
   readonly network: boolean;
   /**
    * Runs only programs that work on local files (readers, builds and tests, version control without
@@ -167,6 +178,8 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       writes: [],
       copies: [],
       fetches: [],
+      repositories: [],
+      madeRepositories: [],
       network: true,
       external: true,
       local: false,
@@ -366,6 +379,8 @@ class Walker {
   private remoteActs = false;
   private remoteReads = 0;
   private readonly destinations: string[] = [];
+  private readonly repositories: string[] = [];
+  private readonly madeRepositories: string[] = [];
   private denyRank = -1;
   private allowRank = -1;
   private allowBroken = false;
@@ -392,6 +407,8 @@ class Walker {
       writes: this.writes,
       copies: this.copies,
       fetches: this.fetches,
+      repositories: this.repositories,
+      madeRepositories: this.madeRepositories,
       network: this.network,
       external: this.external,
       local: this.local && !this.network && this.fetches.length === 0,
@@ -475,6 +492,12 @@ class Walker {
     for (let i = 0; i < froms.length; i++) {
       this.copies.push({ from: froms[i], to: tos[i], ...(into ? { into } : {}), ...(how.contents ? { contents: true } : {}) });
     }
+  }
+
+  /** Git runs in `path`: the repository it finds from there (and its settings) decide what it runs. */
+  private repository(ctx: Context, path: string, base = ""): void {
+    if (ctx.remote) return;
+    for (const p of this.paths(ctx, path, base)) add(this.repositories, p);
   }
 
   private fetch(ctx: Context, path: string, base = ""): void {
@@ -769,6 +792,7 @@ class Walker {
   private runGit(entry: CompiledProgram, args: readonly Word[], ctx: Context): void {
     let i = 0;
     let dir = "";
+    let gitDir: string | undefined;
     const spec = entry.spec;
     while (i < args.length && !args[i].dynamic && args[i].text.startsWith("-") && args[i].text.length > 1) {
       const t = args[i].text;
@@ -784,12 +808,16 @@ class Walker {
       } else if (flag === "--exec-path" && value) {
         this.notReadOnly("git --exec-path runs git's programs from another directory");
       } else if ((flag === "--git-dir" || flag === "--work-tree") && value) {
+        if (value.dynamic) this.notReadOnly(`git ${flag} names a directory only known at run time`);
+        if (flag === "--git-dir") gitDir = joinPath(dir, value.text);
         dir = joinPath(dir, value.text);
       }
       i += takes ? 2 : 1;
     }
     const rest = args.slice(i);
     const sub = rest[0]?.text;
+    // Every command that works in a repository reads its settings; a clone or init makes a new one.
+    if (sub !== undefined && !GIT_OUTSIDE_REPOSITORY.has(sub) && !rest.some((w) => w.text === "--no-index")) this.repository(ctx, gitDir ?? (dir || "."));
     if ((sub === "diff" || sub === "grep") && rest.some((w) => w.text === "--no-index")) {
       // Outside a repository: the operands are plain files.
       this.match(["git", ...texts(rest)], true);
@@ -2325,8 +2353,15 @@ class Walker {
     if (source.dynamic || operands[1]?.dynamic) this.notReadOnly(`${label} gets an argument only known at run time`);
     const dest = operands[1] ? (operands[1].dynamic ? operands[1].raw : operands[1].text) : repositoryName(source.text);
     this.fetch(ctx, dest || ".", base);
+    // Git writes the new repository's settings itself; a separate git directory is not followed.
+    if (ctx.remote || args.some((w) => w.text.startsWith("--separate-git-dir"))) return;
+    const bare = args.some((w) => w.text === "--bare" || w.text === "--mirror");
+    for (const p of this.paths(ctx, bare ? dest || "." : joinPath(dest || ".", ".git"), base)) add(this.madeRepositories, p);
   }
 }
+
+/** Git subcommands that need no repository where they run: they make one, or only print. */
+const GIT_OUTSIDE_REPOSITORY = new Set(["clone", "init", "help", "version"]);
 
 const FIND_ONE_VALUE = new Set([
   "-name",
