@@ -99,8 +99,9 @@ export class FileLabels {
     if (this.settingsReach.size === 0) return false;
     for (const path of this.settingsReach) {
       const git = GIT_DIR_PART.exec(path);
-      const owner = git ? path.slice(0, git.index) || "/" : path.endsWith("/config") ? parentOf(path) : this.labels.get(path)?.tree ? path : undefined;
-      if (owner !== undefined && starts.some((start) => atOrBelow(start, owner))) return true;
+      // The directory git must start in (or below) to find it: the repository's, or the tree's.
+      const from = git ? path.slice(0, git.index) || "/" : path.endsWith("/config") ? parentOf(path) : this.labels.get(path)?.tree ? path : undefined;
+      if (from !== undefined && starts.some((start) => atOrBelow(start, from))) return true;
     }
     return false;
   }

@@ -335,6 +335,7 @@ describe("classifyCommand: commands that are not read-only", () => {
     expect(classify("git status").repositories).toEqual(["."]);
     expect(classify("cd lib && git log -3 && git -C ../app diff").repositories).toEqual(["lib", "lib/../app"]);
     expect(classify("git --git-dir=backup.git log").repositories).toEqual(["backup.git"]);
+    expect(classify("git -C app --work-tree=/srv/site status").repositories).toEqual(["app"]);
     expect(classify("git --version && git init fresh && git help log").repositories).toEqual([]);
     expect(classify("ssh build-1 git status").repositories).toEqual([]);
     expect(classify("git clone https://git.example.org/lib.git").madeRepositories).toEqual(["lib/.git"]);

@@ -792,6 +792,8 @@ class Walker {
   private runGit(entry: CompiledProgram, args: readonly Word[], ctx: Context): void {
     let i = 0;
     let dir = "";
+    // Where git looks for its repository: `-C` moves it, `--git-dir` names it (`--work-tree` does neither).
+    let repository = "";
     let gitDir: string | undefined;
     const spec = entry.spec;
     while (i < args.length && !args[i].dynamic && args[i].text.startsWith("-") && args[i].text.length > 1) {
@@ -803,13 +805,14 @@ class Walker {
       if (flag === "-C" && value) {
         if (value.dynamic) this.notReadOnly("git -C names a directory only known at run time");
         dir = joinPath(dir, value.text);
+        repository = joinPath(repository, value.text);
       } else if (flag === "-c" || flag === "--config-env") {
         this.notReadOnly(`git ${flag} sets configuration, which can run commands`);
       } else if (flag === "--exec-path" && value) {
         this.notReadOnly("git --exec-path runs git's programs from another directory");
       } else if ((flag === "--git-dir" || flag === "--work-tree") && value) {
         if (value.dynamic) this.notReadOnly(`git ${flag} names a directory only known at run time`);
-        if (flag === "--git-dir") gitDir = joinPath(dir, value.text);
+        if (flag === "--git-dir") gitDir = joinPath(repository, value.text);
         dir = joinPath(dir, value.text);
       }
       i += takes ? 2 : 1;
@@ -817,7 +820,7 @@ class Walker {
     const rest = args.slice(i);
     const sub = rest[0]?.text;
     // Every command that works in a repository reads its settings; a clone or init makes a new one.
-    if (sub !== undefined && !GIT_OUTSIDE_REPOSITORY.has(sub) && !rest.some((w) => w.text === "--no-index")) this.repository(ctx, gitDir ?? (dir || "."));
+    if (sub !== undefined && !GIT_OUTSIDE_REPOSITORY.has(sub) && !rest.some((w) => w.text === "--no-index")) this.repository(ctx, gitDir ?? (repository || "."));
     if ((sub === "diff" || sub === "grep") && rest.some((w) => w.text === "--no-index")) {
       // Outside a repository: the operands are plain files.
       this.match(["git", ...texts(rest)], true);
