@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { lstatSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
 import { TRUST_LEVELS, trustRank, type TrustLevel } from "./trust.ts";
 
@@ -208,6 +208,28 @@ export class FileLabels {
     }
   }
 
+  /**
+   * Labels written before clones labelled their own git directory (format 1): a tree below owner
+   * that holds a `.git` whose settings were written when the tree arrived or later is taken for a
+   * clone, and its git directory gets the owner's label git there had then. An archive restores its
+   * files' old times, so a `.git` extracted from one keeps the tree's label (unless it was extracted
+   * with times reset, which only labels from before this check can hide).
+   */
+  private labelOldClones(): void {
+    const clones: { path: string; at: number; by?: string }[] = [];
+    for (const [path, label] of this.labels) {
+      if (!label.tree || label.level === "owner" || GIT_DIR_PART.test(path) || this.labels.has(`${path}/.git`)) continue;
+      const settings = lstatSync(`${path}/.git/config`, { throwIfNoEntry: false });
+      if (settings?.isFile() && settings.mtimeMs >= label.at - OLD_CLONE_SLACK_MS)
+        clones.push({ path: `${path}/.git`, at: label.at, ...(label.by ? { by: label.by } : {}) });
+    }
+    for (const clone of clones) {
+      this.labels.set(clone.path, { level: "owner", at: clone.at, tree: true, ...(clone.by ? { by: clone.by } : {}) });
+      this.noteReach(clone.path, "owner", true);
+    }
+    if (clones.length > 0) this.schedule();
+  }
+
   private evict(): void {
     // Owner labels go first: in a trusted path they say what the location already says.
     for (const [path, label] of this.labels) {
@@ -244,7 +266,7 @@ export class FileLabels {
 
   private body(): string {
     const entries = [...this.labels].map(([p, l]) => [p, TRUST_LEVELS.indexOf(l.level), l.at, l.tree ? 1 : 0, l.by ?? ""]);
-    const body = JSON.stringify({ v: 1, labels: entries, ...(this.problem ? { problem: this.problem } : {}) });
+    const body = JSON.stringify({ v: 2, labels: entries, ...(this.problem ? { problem: this.problem } : {}) });
     return this.mac ? `${body}\n${this.mac(body)}\n` : `${body}\n`;
   }
 
@@ -271,11 +293,15 @@ export class FileLabels {
         }
       }
       if (typeof record.problem === "string") this.problem = record.problem;
+      if (record.v === 1) this.labelOldClones();
     } catch (error) {
       this.problem = `the file labels are corrupt (${(error as Error).message})`;
     }
   }
 }
+
+/** How much earlier than its tree's label a clone's settings may have been written (the label's clock and the disk's). */
+const OLD_CLONE_SLACK_MS = 5_000;
 
 /** A `.git` part of a path: what is before it is the repository's directory. */
 const GIT_DIR_PART = /\/\.git(?=\/|$)/;

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Engine } from "../../src/engine.ts";
@@ -131,6 +132,34 @@ describe("file labels: the latest write wins, directories cover what is under th
     // Written again at the owner's trust, a path reaches nothing any more.
     labels.set("/ws/vendor/lib", "owner", 5, true);
     expect(labels.mayReachSettings(["/ws/vendor/lib/src"])).toBe(false);
+  });
+
+  it("labels from before clones labelled their git directory: a clone's settings keep counting as its own, an archive's do not", () => {
+    const root = mkdtempSync(join(tmpdir(), "clawos-labels-"));
+    const arrived = Date.now() - 60_000;
+    for (const name of ["clone", "archive"]) {
+      mkdirSync(join(root, name, ".git"), { recursive: true });
+      writeFileSync(join(root, name, ".git", "config"), "[core]\n");
+    }
+    // An archive restores the times its files had where it was made.
+    utimesSync(join(root, "archive", ".git", "config"), new Date(arrived - 86_400_000), new Date(arrived - 86_400_000));
+    const file = join(root, "file-labels.json");
+    const old = {
+      v: 1,
+      labels: [
+        [join(root, "clone"), 0, arrived, 1, "agent:main:main"],
+        [join(root, "archive"), 0, arrived, 1, "agent:main:main"],
+      ],
+    };
+    writeFileSync(file, `${JSON.stringify(old)}\n`);
+    const labels = new FileLabels({ file, max: 100 });
+    expect(labels.lowestUnder(join(root, "clone", ".git"))?.level).toBe("owner");
+    expect(labels.effective(join(root, "clone", "src", "index.ts"))?.level).toBe("untrusted");
+    expect(labels.lowestUnder(join(root, "archive", ".git"))?.level).toBe("untrusted");
+    labels.flush();
+    const again = new FileLabels({ file, max: 100 });
+    expect(JSON.parse(readFileSync(file, "utf8").split("\n")[0]).v).toBe(2);
+    expect(again.lowestUnder(join(root, "clone", ".git"))?.level).toBe("owner");
   });
 
   it("past its bound with nothing to drop, labels are no longer intact (trusted paths stop counting)", () => {

@@ -820,7 +820,8 @@ class Walker {
     const rest = args.slice(i);
     const sub = rest[0]?.text;
     // Every command that works in a repository reads its settings; a clone or init makes a new one.
-    if (sub !== undefined && !GIT_OUTSIDE_REPOSITORY.has(sub) && !rest.some((w) => w.text === "--no-index")) this.repository(ctx, gitDir ?? (repository || "."));
+    if (sub !== undefined && !GIT_OUTSIDE_REPOSITORY.has(sub) && !rest.some((w) => w.text === "--no-index"))
+      this.repository(ctx, gitDir ?? (repository || "."));
     if ((sub === "diff" || sub === "grep") && rest.some((w) => w.text === "--no-index")) {
       // Outside a repository: the operands are plain files.
       this.match(["git", ...texts(rest)], true);
