@@ -322,8 +322,10 @@ export function callFacts(
       const made = view.madeRepositories.map((p) => env.resolver.resolve(under(p), agentId)?.[0]).filter((p): p is string => p !== undefined);
       if (made.length > 0) command = { ...command, madeRepositories: made };
     }
-    for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network)) break;
+    // Where outside content lands first: a path the command also writes another way (`mkdir -p d &&
+    // tar -xf a.tgz -C d`) is one write, and it is the extraction's.
     for (const p of view.fetches) if (!visit(under(p), command.argument, "write", true)) break;
+    for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network)) break;
     for (const copy of view.copies) {
       const fromRaw = under(copy.from);
       const toRaw = under(copy.to);
