@@ -60,8 +60,10 @@ function argumentLines(d: Decision): string[] {
   return d.rules.filter((r) => r.argument && r.value !== undefined).map((r) => `${r.argument} ${valueText(r.value as string)}`);
 }
 
-/** What made the session less trusted, in a few words. */
+/** What made the session less trusted (or the code the call runs), in a few words. */
 function sessionLine(d: Decision): string {
+  // A build's tree or a repository's settings lower the call, not the session (`causeText`).
+  if (d.cause?.kind === "file") return `This call runs code written below owner: ${d.cause.label}.`;
   const cause = d.cause ? `, since ${d.cause.label}${d.cause.callId ? ` (call ${d.cause.callId})` : ""}` : "";
   return `This session is at ${d.inputTrust}${cause}.`;
 }

@@ -155,6 +155,9 @@ describe("grants: allow-always", () => {
     const first = exec("g1", "git -C restored status");
     const asked = engine.gate(first);
     expect(asked.effect).toBe("approve");
+    expect(approvalPrompt(asked).description).toContain(
+      `This call runs code written below owner: the settings of the git repository at ${join(workspace, "restored", ".git")}, which session`,
+    );
     engine.approvalResolved(first, asked, "allow-always");
     expect(engine.gate(exec("g2", "git -C restored status")).effect).toBe("allow");
     // Another archive over it brings other settings: not what the owner approved.
