@@ -1,5 +1,5 @@
 import { dirname, resolve } from "node:path";
-import { statSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
 import { meetsTrust, type TrustLevel } from "../taint/trust.ts";
 import { ENVIRONMENT, withEnvironment, type CommandView } from "./commands/classify.ts";
 import { modeHolds, oneOf, patchPaths, valuesAt, type CompiledArgument, type CompiledMode, type Segments } from "./arguments.ts";
@@ -319,7 +319,10 @@ export function callFacts(
       command = { ...command, repositoryStarts: starts.filter((p): p is string => p !== undefined) };
     }
     if (view.madeRepositories.length > 0) {
-      const made = view.madeRepositories.map((p) => env.resolver.resolve(under(p), agentId)?.[0]).filter((p): p is string => p !== undefined);
+      // Only a git directory that is not there yet is the clone's: into one that is, the clone fails and it stays what it was.
+      const made = view.madeRepositories
+        .map((p) => env.resolver.resolve(under(p), agentId)?.[0])
+        .filter((p): p is string => p !== undefined && !lstatSync(p, { throwIfNoEntry: false }));
       if (made.length > 0) command = { ...command, madeRepositories: made };
     }
     // Where outside content lands first: a path the command also writes another way (`mkdir -p d &&

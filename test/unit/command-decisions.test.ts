@@ -153,6 +153,13 @@ describe("exec by what the command does", () => {
     const status = run(engine, "git -C lib status", "", "c4", third);
     expect(status.outcome).toBe("block");
     expect(blockReason(status)).toContain(`the settings of the git repository at ${join(workspace, "lib", ".git")}, which session ${third} wrote at untrusted`);
+    // A clone into a tree that already holds a git directory fails: it does not make that one the clone's.
+    expect(run(engine, "tar -xzf app.tgz -C app", "", "c5", "agent:main:fourth").outcome).toBe("allow");
+    for (const sub of ["objects", "refs"]) mkdirSync(join(workspace, "app", ".git", sub), { recursive: true });
+    writeFileSync(join(workspace, "app", ".git", "HEAD"), "ref: refs/heads/main\n");
+    const clone = run(engine, "git clone https://git.example.org/app.git app", "fatal: destination path 'app' already exists", "c6", "agent:main:fifth");
+    expect(clone.outcome).toBe("allow");
+    expect(run(engine, "git -C app status", "", "c7", "agent:main:sixth").outcome).toBe("block");
   });
 
   it("the environment and secret-looking variables are secrets: the owner may print them, a lowered session may not", () => {
