@@ -317,6 +317,7 @@ describe("classifyCommand: commands that are not read-only", () => {
     ["cargo metadata --format-version 1", { runsTree: true }, /cargo metadata runs the rustc the project's cargo config may name/],
     ["cargo tree -e normal", { runsTree: true }, /cargo tree/],
     ["mvn -v", { runsTree: true }, /mvn runs a build/],
+    ["yarn --version", { runsTree: true, fetches: [], network: false }, /yarn --version runs the program the project's yarn settings name/],
     ["pnpm why react", { runsTree: true }, /pnpm why runs the hooks of the project's pnpmfile/],
     ["pnpm -C web ls --depth 0", { runsTree: true }, /pnpm ls/],
     ["uv tree", { runsTree: true, network: true }, /uv tree locks the project/],

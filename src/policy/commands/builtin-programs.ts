@@ -1005,6 +1005,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     // (yarnPath, yarn-path) and plugins it loads: a listing runs code of the tree too.
     names: ["yarn"],
     kind: "build",
+    infoFlags: ["--version", "-v", "--help", "-h"],
+    infoBehaviour: { kind: "build", why: "runs the program the project's yarn settings name" },
     globalValueFlags: ["--cwd", "--cache-folder", "--modules-folder"],
     dirFlags: ["--cwd"],
     noSubcommand: { kind: "install", network: true, fetches: "node_modules", why: "installs the project's packages" },

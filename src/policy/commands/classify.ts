@@ -701,6 +701,7 @@ class Walker {
     }
     if (spec.infoFlags && args.length === 1 && !args[0].dynamic && spec.infoFlags.includes(args[0].text)) {
       this.match([name, args[0].text], true);
+      if (spec.infoBehaviour) this.runBehaviour(spec.infoBehaviour, `${name} ${args[0].text}`, [], ctx, "");
       return;
     }
     if (spec.wrapper) {

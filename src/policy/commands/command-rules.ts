@@ -267,6 +267,13 @@ export const ProgramSchema = Type.Object(
     names: Type.Array(nameSchema, { minItems: 1 }),
     ...behaviourFields,
     infoFlags: flagList("alone, these make the program read-only (--version, --help)"),
+    infoBehaviour: Type.Optional(
+      Type.Object(behaviourFields, {
+        additionalProperties: false,
+        description:
+          "what the program does with an infoFlags flag alone when that is more than a read (yarn --version still runs the yarnPath the project names)",
+      }),
+    ),
     globalValueFlags: flagList("flags before the subcommand that take a value (git -C, kubectl -n)"),
     subcommands: Type.Optional(Type.Array(SubcommandSchema)),
     noSubcommand: Type.Optional(BehaviourSchema),
