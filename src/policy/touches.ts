@@ -153,7 +153,7 @@ export function runningSettings(facts: CallFacts, why: string, repositories: rea
   const command = facts.command;
   if (!command) return facts;
   const { allowAt: _covered, ...view } = command.view;
-  return { ...facts, command: { ...command, repositories, view: { ...view, readOnly: false, local: false, why: [...view.why, why] } } };
+  return { ...facts, command: { ...command, repositories, view: { ...view, readOnly: false, local: false, why: [why, ...view.why] } } };
 }
 
 /**
