@@ -357,10 +357,7 @@ function repositoryOf(resolver: PathResolver, forms: readonly string[] | undefin
     const dirs = resolver.gitDirAt(at);
     if (dirs) {
       const out = [...dirs];
-      if (spelled !== undefined) {
-        const mirror = spelled;
-        for (const dir of dirs) if (dir.startsWith(at)) out.push(mirror + dir.slice(at.length));
-      }
+      if (spelled !== undefined) for (const dir of dirs) if (dir.startsWith(at)) out.push(spelled + dir.slice(at.length));
       return out;
     }
     const parent = dirname(at);

@@ -223,7 +223,7 @@ export class SessionTaint {
       if (code && (!newest || (code.label.seq ?? 0) > (newest.label.seq ?? 0))) newest = code;
     }
     if (!newest) return undefined;
-    const by = newest.label.by ? `session ${newest.label.by}` : "a session";
+    const by = writerOf(newest.label);
     return {
       level: newest.label.level,
       kind: "file",
@@ -246,7 +246,7 @@ export class SessionTaint {
     if (above === "untrusted") return undefined;
     const low = this.provenance.labels.lowestCodeUnder(command.cwd, above);
     if (!low) return undefined;
-    const by = low.label.by ? `session ${low.label.by}` : "a session";
+    const by = writerOf(low.label);
     return { level: low.label.level, kind: "file", label: `${low.path}, which ${by} wrote at ${low.label.level}`, at: low.label.at };
   }
 
@@ -266,11 +266,11 @@ export class SessionTaint {
     const dirs = this.policy.repositoriesFrom(starts);
     let low: { dir: string; label: FileLabel } | undefined;
     for (const dir of dirs) {
-      const label = this.provenance.labels.lowestUnder(dir);
+      const label = labels.lowestUnder(dir);
       if (label && label.level !== "owner" && (!low || trustRank(label.level) < trustRank(low.label.level))) low = { dir, label };
     }
     if (!low) return undefined;
-    const by = low.label.by ? `session ${low.label.by}` : "a session";
+    const by = writerOf(low.label);
     const source: TaintSource = {
       level: low.label.level,
       kind: "file",
@@ -1028,4 +1028,9 @@ function markedDirs(facts: CallFacts | undefined): readonly string[] | undefined
   if (!command) return undefined;
   if (command.view.runsTree) return command.cwd ? [command.cwd] : undefined;
   return command.repositories && !command.view.readOnly ? command.repositories : undefined;
+}
+
+/** Who wrote a labelled file, for a reason: the session, when the label says. */
+function writerOf(label: FileLabel): string {
+  return label.by ? `session ${label.by}` : "a session";
 }
