@@ -253,6 +253,7 @@ export class CompiledPolicy implements RulePolicy {
             raw: file.raw,
             resolved: file.forms,
             ...(relative !== undefined ? { relative } : {}),
+            ...(arg.spec.access === "read" ? { reads: true } : {}),
             // A file read (never one written: the manifest check refuses that) may be named by a value copied whole.
             ...(arg.spec.tainted === "copied" && role === "path" && arg.spec.access !== "write" ? { copied: true } : {}),
           });

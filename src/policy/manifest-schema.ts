@@ -198,6 +198,13 @@ export const SelectSchema = Type.Object(
       description:
         "the most these values can count as: the trust of the call that made the lookup, up to this (the provider's ids of things anyone can send the owner: verified; the owner's own accounts: owner)",
     }),
+    namedBy: Type.Optional(
+      Type.Array(Type.String({ pattern: ARGUMENT_PATH_PATTERN, description: "a dotted path or JSON pointer into the result, like messages.*.from" }), {
+        minItems: 1,
+        description:
+          "fields of the same entry that say whose or which it is (a message's sender, a card's names, a file's name): when a person's message named the entry there (a name of three letters or more that is not a common word, or a whole address), that person picked it, so its identifiers count at the trust of that message, above `trust` (\"reply to Sofia\" picks Sofia's message). The entry is the deepest `*` the paths share",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

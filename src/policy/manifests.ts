@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { compileArgumentPath, compileArguments, compileModes, type CompiledArgument, type CompiledMode, type Segments } from "./arguments.ts";
 import { BUILTIN_CAPABILITIES, type CapabilityTable } from "./capabilities.ts";
-import { ManifestSchema, NAMED_VALUE_ROLES, type Manifest } from "./manifest-schema.ts";
+import { ManifestSchema, NAMED_VALUE_ROLES, type Manifest, type SelectSpec } from "./manifest-schema.ts";
 import type { TrustLevel } from "../taint/trust.ts";
 import { normalizeToolName } from "./tool-names.ts";
 import { describeErrors } from "../config/validation.ts";
@@ -23,13 +23,48 @@ export interface ManifestEntry {
   /** Names an argument with a role in NAMED_VALUE_ROLES (a recipient, URL, host, account, id, target session) or a command. */
   readonly namesValues: boolean;
   /** Where the result names the owner's own things (`provenance.selects`), compiled. */
-  readonly selects: readonly { readonly at: string; readonly segments: Segments; readonly trust: TrustLevel }[];
+  readonly selects: readonly CompiledSelect[];
   /** The arguments that say what the lookup looks for (`provenance.chosenBy`), compiled. */
   readonly chosenBy: readonly Segments[];
   /** The top-level params that some argument with a role reads (the first name of each `at`). */
   readonly declaredTop: ReadonlySet<string>;
   /** Where the call sets environment variables for its command (`environment`), compiled. */
   readonly environment: readonly Segments[];
+}
+
+/** One `provenance.selects` entry, compiled. */
+export interface CompiledSelect {
+  readonly at: string;
+  readonly segments: Segments;
+  readonly trust: TrustLevel;
+  /** With `namedBy`: where each entry of the result sits (the deepest `*` the paths share; none: the whole record)... */
+  readonly entry: Segments;
+  /** ...the identifiers within an entry... */
+  readonly within: Segments;
+  /** ...and the fields within it that say whose or which it is. */
+  readonly named: readonly Segments[];
+}
+
+/** Compiles a select: with `namedBy`, the result is read entry by entry. */
+function compileSelect(select: SelectSpec): CompiledSelect {
+  const segments = compileArgumentPath(select.at);
+  const namedBy = (select.namedBy ?? []).map(compileArgumentPath);
+  let shared = segments.length;
+  for (const path of namedBy) {
+    let i = 0;
+    while (i < shared && i < path.length && path[i] === segments[i]) i++;
+    shared = i;
+  }
+  const star = namedBy.length > 0 && shared > 0 ? segments.lastIndexOf("*", shared - 1) : -1;
+  const entry = segments.slice(0, star + 1);
+  return {
+    at: select.at,
+    segments,
+    trust: select.trust,
+    entry,
+    within: segments.slice(entry.length),
+    named: namedBy.map((path) => path.slice(entry.length)),
+  };
 }
 
 export interface BrokenManifest {
@@ -84,7 +119,7 @@ export function validateManifest(
         arguments: compileArguments(manifest.arguments),
         modes: compileModes(manifest.modes),
         namesValues: (manifest.arguments ?? []).some((a) => NAMED_VALUE_ROLES.includes(a.role) || a.role === "command"),
-        selects: (manifest.provenance?.selects ?? []).map((s) => ({ at: s.at, segments: compileArgumentPath(s.at), trust: s.trust })),
+        selects: (manifest.provenance?.selects ?? []).map(compileSelect),
         chosenBy: (manifest.provenance?.chosenBy ?? []).map(compileArgumentPath),
         declaredTop: new Set([...(manifest.arguments ?? []).map((a) => a.at), ...(manifest.environment ?? [])].map((at) => compileArgumentPath(at)[0])),
         environment: (manifest.environment ?? []).map(compileArgumentPath),

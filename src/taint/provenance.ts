@@ -6,7 +6,7 @@ import { holdsSecret, redactString } from "../audit/redact.ts";
 import type { FileLabel, FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
-import { argumentForms, isTrivialText, normalizePath, privateShortName, scanValues } from "./values.ts";
+import { argumentForms, isNamingValue, isTrivialText, normalizePath, privateShortName, scanValues } from "./values.ts";
 import { valueHasher, type ValueHasher, type ValueSource } from "./value-index.ts";
 
 /**
@@ -32,6 +32,14 @@ export interface ProvenanceSettings {
 }
 
 export type Verdict = "endorsed" | "tainted" | "unknown";
+
+/** A name or address in a lookup's entry that a person's message held: that person picked the entry. */
+export interface Namer {
+  readonly level: TrustLevel;
+  /** The name as normalised ("sofia"). */
+  readonly word: string;
+  readonly source: ValueSource;
+}
 
 /** One security-relevant argument of a call, and where its value came from. */
 export interface ArgumentVerdict {
@@ -63,6 +71,8 @@ export interface ArgumentValue {
   readonly copied?: boolean;
   /** The path relative to the agent's workspace, when it is inside it. */
   readonly relative?: string;
+  /** A path the call reads (`access: "read"`): it names a file that is there, never a new one. */
+  readonly reads?: boolean;
   /** For a recipient: the channel the call names to send on (its `channel` argument), if any. */
   readonly channel?: string;
 }
@@ -123,6 +133,25 @@ export class Provenance {
     if (changed) this.store.valuesChanged(state);
   }
 
+  /**
+   * The names and whole addresses in an entry's fields (a sender, a card's name) that a person's
+   * message held (the owner's, a requester's), each at the trust of the most trusted such message.
+   * A tool's output never names: the point is that a person picked the entry.
+   */
+  namers(state: SessionTrust, fields: readonly string[]): Namer[] {
+    const index = state.values;
+    if (!this.settings.enabled || !index) return [];
+    const out = new Map<string, Namer>();
+    for (const field of fields) {
+      scanValues(field, (value) => {
+        if (out.has(value) || !isNamingValue(value)) return;
+        const hit = index.get(this.hasher.hash(value));
+        if (hit?.source && hit.source.tool === undefined) out.set(value, { level: hit.level, word: value, source: hit.source });
+      });
+    }
+    return [...out.values()];
+  }
+
   /** The highest trust of an input a value was seen in, read as an argument value is; undefined if never seen. */
   levelOf(state: SessionTrust, raw: string): TrustLevel | undefined {
     return state.values ? this.lookup(state, { argument: "", role: "id", raw })?.level : undefined;
@@ -158,6 +187,9 @@ export class Provenance {
     }
     const policy = this.settings.unknown[arg.role] ?? "tainted";
     if (policy === "allow") return { ...base, verdict: "unknown", allowed: true };
+    if (policy === "new-files" && arg.reads === true) {
+      return { ...base, verdict: "unknown", allowed: false, note: "the call reads it, so it is not a new file; no input named it" };
+    }
     if (policy === "new-files" && arg.resolved && arg.resolved.length > 0) {
       const file = this.writableFile(arg.resolved, state, required, agentId);
       return { ...base, verdict: "unknown", allowed: file.ok, note: file.note };

@@ -12,10 +12,10 @@ import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts
 import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
 import type { CallFacts } from "../policy/touches.ts";
 import { FileLabels } from "./file-labels.ts";
-import { isHostMask, Provenance, resultRecords, shownValue, type ArgumentValue, type ArgumentVerdict } from "./provenance.ts";
+import { isHostMask, Provenance, resultRecords, shownValue, type ArgumentValue, type ArgumentVerdict, type Namer } from "./provenance.ts";
 import { GATEWAY_CHANNEL, RequesterLog, type RequesterBasis, type RequesterTrust } from "./requester.ts";
 import type { FileLabel } from "./file-labels.ts";
-import type { ManifestEntry } from "../policy/manifests.ts";
+import type { CompiledSelect, ManifestEntry } from "../policy/manifests.ts";
 
 /**
  * L1: everything a session's trust depends on, and nothing else. The requesters of its turns, the
@@ -719,7 +719,9 @@ export class SessionTaint {
    * A lookup names the owner's own things (`provenance.selects`): the contact the owner asked
    * for, the event to accept. Whoever chose the lookup chose among them, so those identifiers count
    * at the trust the call was made at, up to what the manifest allows; the rest of the result
-   * keeps the output's trust. A lookup made below that trust adds nothing.
+   * keeps the output's trust. A lookup made below that trust adds nothing. An entry a person's
+   * message named (`namedBy`: "reply to Sofia" and a message from Sofia Marin) is that person's
+   * pick, so its identifiers count at that message's trust, whoever chose the lookup.
    */
   private noteSelection(state: SessionTrust, result: ToolResult, output: TrustLevel, toolName: string, memo: CallMemo): void {
     const entry = this.policy.manifestFor(toolName);
@@ -728,34 +730,74 @@ export class SessionTaint {
     let records: unknown[] | undefined;
     let masked = false;
     let found = 0;
-    const byLevel = new Map<TrustLevel, string[]>();
+    const bySource = new Map<string, { level: TrustLevel; values: string[] }>();
+    const chosen = `the result of ${toolName}, a lookup made at ${chooser}`;
+    const add = (label: string, level: TrustLevel, value: unknown) => {
+      // The host masks structured fields named like secrets (`key`): what is left names nothing.
+      if (typeof value === "string" && isHostMask(value)) masked = true;
+      else if ((typeof value === "string" && value.length > 0 && value.length <= MAX_SELECTED_VALUE) || typeof value === "number") {
+        const group = bySource.get(label) ?? { level, values: [] };
+        if (group.values.length < MAX_SELECTED) group.values.push(String(value));
+        bySource.set(label, group);
+        found++;
+      }
+    };
     for (const select of entry.selects) {
       const level = minTrust(chooser, select.trust);
-      if (trustRank(level) <= trustRank(output)) continue;
+      const counts = trustRank(level) > trustRank(output);
+      if (!counts && select.named.length === 0) continue;
       records ??= resultRecords(result.content, this.policy.provenance.scanBytes, isOuterResult(result, memo.tool));
-      const values = byLevel.get(level) ?? [];
       for (const record of records) {
-        for (const value of valuesAt(record, select.segments)) {
-          // The host masks structured fields named like secrets (`key`): what is left names nothing.
-          if (typeof value === "string" && isHostMask(value)) masked = true;
-          else if ((typeof value === "string" && value.length > 0 && value.length <= MAX_SELECTED_VALUE) || typeof value === "number")
-            values.push(String(value));
+        if (select.named.length === 0) {
+          for (const value of valuesAt(record, select.segments)) add(chosen, level, value);
+          continue;
+        }
+        // Entry by entry: one a person's message named counts at that message's trust.
+        for (const { item, namer } of this.namedEntries(state, record, select)) {
+          if (namer && trustRank(namer.level) > trustRank(level) && trustRank(namer.level) > trustRank(output)) {
+            const label = `an entry of the result of ${toolName} that ${namer.source.label} named ("${namer.word}")`;
+            for (const value of valuesAt(item, select.within)) add(label, namer.level, value);
+          } else if (counts) {
+            for (const value of valuesAt(item, select.within)) add(chosen, level, value);
+          }
         }
       }
-      found += values.length;
-      byLevel.set(level, values.slice(0, MAX_SELECTED));
     }
     // A copy that named nothing, or only the host's masks of some fields, is not the last word: the
     // other result hook's copy (the whole text, or Tool Search's envelope) is read for them too.
     if (records) memo.selectPending = found === 0 || masked;
-    for (const [level, values] of byLevel) {
+    for (const [label, { level, values }] of bySource) {
       this.provenance.noteSelected(state, values, level, {
         level,
-        label: `the result of ${toolName}, a lookup made at ${chooser}`,
+        label,
         tool: toolName,
         ...(result.toolCallId ? { callId: result.toolCallId } : {}),
       });
     }
+  }
+
+  /**
+   * The entries of one result record, each with the person's message that named it, if one did. A
+   * name picks an entry only when it is that entry's alone: "Tom" with two Toms in the address book
+   * picks neither (which Tom is then the model's choice, and the cards' notes are anyone's words);
+   * entries that say the same (two messages from one sender) count as one.
+   */
+  private namedEntries(state: SessionTrust, record: unknown, select: CompiledSelect): { item: unknown; namer?: Namer }[] {
+    const entries = valuesAt(record, select.entry).map((item) => {
+      const fields = select.named.flatMap((at) => valuesAt(item, at)).filter((v): v is string => typeof v === "string");
+      return { item, key: fields.join("\n"), namers: fields.length > 0 ? this.provenance.namers(state, fields) : [] };
+    });
+    const holders = new Map<string, Set<string>>();
+    for (const { key, namers } of entries) {
+      for (const namer of namers) holders.set(namer.word, (holders.get(namer.word) ?? new Set()).add(key));
+    }
+    return entries.map(({ item, namers }) => {
+      let best: Namer | undefined;
+      for (const namer of namers) {
+        if ((holders.get(namer.word)?.size ?? 0) === 1 && (!best || trustRank(namer.level) > trustRank(best.level))) best = namer;
+      }
+      return best ? { item, namer: best } : { item };
+    });
   }
 
   /**

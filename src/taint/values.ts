@@ -709,3 +709,30 @@ export function isTrivialText(text: string): boolean {
     t,
   );
 }
+
+/**
+ * Words that say what kind of sender or thing an entry is, or join a sentence, rather than which
+ * one: a person who writes "the team" or "reply to support" has not named an entry that says so.
+ */
+const COMMON_WORDS: ReadonlySet<string> = new Set(
+  (
+    "the and for not but nor yet you your yours our ours his her hers him she they them their its this that these those " +
+    "with from into about over all any are was were has have had who whom what when where why how can will would " +
+    "just please thanks also here there then than out off per via new old one two " +
+    "mail email e-mail message messages reply team support info admin service services noreply no-reply donotreply " +
+    "do-not-reply notification notifications alert alerts news newsletter billing security account accounts help " +
+    "hello contact contacts office sales mailer mailer-daemon postmaster calendar invite invitation update updates " +
+    "file files folder document documents sheet doc docs copy draft group chat channel list " +
+    "het een der die das und les des los las del"
+  ).split(" "),
+);
+
+/**
+ * Whether a value from `scanValues` can name a particular entry (a sender, a card, a file): a whole
+ * e-mail address, or a word of three letters or more that is not a common word. Hosts, numbers and
+ * paths are not names: "my gmail.com address" names no sender at that provider.
+ */
+export function isNamingValue(value: string): boolean {
+  if (value.includes("@")) return /^[^@\s/]+@[^@\s/]+\.[^@\s/]+$/.test(value);
+  return /^\p{L}[\p{L}\p{M}'’-]{2,}$/u.test(value) && !COMMON_WORDS.has(value);
+}
