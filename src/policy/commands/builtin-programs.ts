@@ -1271,6 +1271,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   { names: ["ssh", "autossh", "mosh"], kind: "network", network: true, handler: "ssh" },
   // Read commands to a Redis server and DNS lookups change nothing; where they go is checked like a call's host.
   { names: ["redis-cli"], kind: "network", network: true, handler: "redis" },
+  { names: ["psql"], kind: "network", network: true, handler: "psql" },
   { names: ["dig"], kind: "network", network: true, handler: "dig" },
   // Listing a bucket and reading an object's metadata change nothing; the bucket is where the request goes.
   { names: ["aws"], kind: "network", network: true, handler: "aws", infoFlags: ["--version"] },
@@ -1301,7 +1302,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "smbclient",
       "ldapsearch",
       "mysql",
-      "psql",
       "mongo",
       "mongosh",
       "sqlcmd",

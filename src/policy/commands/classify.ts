@@ -917,6 +917,9 @@ class Walker {
       case "redis":
         this.runRedis(label, args, ctx);
         return;
+      case "psql":
+        this.runPsql(label, args, ctx);
+        return;
       case "dig":
         this.runDig(label, args, ctx);
         return;
@@ -2189,6 +2192,73 @@ class Walker {
     this.remoteRead([`${label} talks to a Redis server`], local || !host ? [] : [host]);
   }
 
+  /**
+   * `psql [-h host] [-U user] [-d db] -c 'SQL' ...`: queries that only read (`readOnlySql`) are a
+   * remote read of that server. No query (psql reads stdin), a script file, an output or log file,
+   * or anything else it cannot tell apart talks to the server as the owner.
+   */
+  private runPsql(label: string, args: readonly Word[], ctx: Context): void {
+    const hosts: string[] = [];
+    const queries: string[] = [];
+    let plain = !ctx.remote;
+    let listing = false;
+    const positional: string[] = [];
+    const value = (flag: string, text: string) => {
+      if (flag === "h" || flag === "host") hosts.push(...text.split(","));
+      else if (flag === "c" || flag === "command") queries.push(text);
+      else if (flag === "d" || flag === "dbname") positional.unshift(text);
+    };
+    for (let i = 0; i < args.length && plain; i++) {
+      const w = args[i];
+      if (w.dynamic) {
+        plain = false;
+        break;
+      }
+      const t = w.text;
+      if (t.startsWith("--")) {
+        const eq = t.indexOf("=");
+        const name = t.slice(2, eq < 0 ? undefined : eq);
+        if (PSQL_LONG_PLAIN.has(name) && eq < 0) listing ||= name === "list";
+        else if (PSQL_LONG_VALUES.has(name)) {
+          const v = eq < 0 ? args[++i] : undefined;
+          if (eq < 0 && (!v || v.dynamic)) plain = false;
+          else value(name, eq < 0 ? (v as Word).text : t.slice(eq + 1));
+        } else plain = false;
+        continue;
+      }
+      if (t.startsWith("-") && t.length > 1) {
+        for (let j = 1; j < t.length; j++) {
+          const flag = t[j];
+          if (PSQL_SHORT_PLAIN.includes(flag)) {
+            listing ||= flag === "l";
+            continue;
+          }
+          if (!PSQL_SHORT_VALUES.includes(flag)) {
+            plain = false;
+            break;
+          }
+          const rest = t.slice(j + 1);
+          const v = rest ? undefined : args[++i];
+          if (!rest && (!v || v.dynamic)) plain = false;
+          else value(flag, rest || (v as Word).text);
+          break;
+        }
+        continue;
+      }
+      positional.push(t);
+    }
+    // The database operand may be a connection URI or string that names the server.
+    for (const operand of positional.slice(0, 1)) hosts.push(...psqlConnectionHosts(operand));
+    const reading = plain && positional.length <= 2 && (queries.length > 0 || listing) && queries.every(readOnlySql);
+    if (!reading) {
+      this.reaches(`${label} talks to a PostgreSQL server`);
+      return;
+    }
+    // No host, a socket directory or loopback: this host's own server.
+    const remote = hosts.filter((h) => h !== "" && !h.startsWith("/") && h !== "localhost" && h !== "127.0.0.1" && h !== "::1");
+    this.remoteRead([`${label} queries a PostgreSQL server`], remote);
+  }
+
   /** `dig [@server] name [type] [+options]`: a lookup sends its names to the resolver and on to their servers. */
   private runDig(label: string, args: readonly Word[], ctx: Context): void {
     const names: string[] = [];
@@ -2724,6 +2794,114 @@ const DNS_WORDS = new Set([
   "CH",
   "HS",
 ]);
+
+/** psql flags that take a value (a short flag's value may follow it in the same word: `-Upostgres`, `-Atc`). */
+const PSQL_SHORT_VALUES = ["h", "p", "U", "d", "c", "F", "R", "P"];
+/**
+ * psql flags that only shape the output or the session: no script (-f), output or log file (-o,
+ * -L), and no variables (-v: PROMPT1 and friends can run shell commands).
+ */
+const PSQL_SHORT_PLAIN = ["A", "t", "q", "X", "x", "w", "W", "a", "b", "e", "E", "n", "H", "1", "l", "0", "z"];
+const PSQL_LONG_VALUES = new Set(["host", "port", "username", "dbname", "command", "field-separator", "record-separator", "pset"]);
+const PSQL_LONG_PLAIN = new Set([
+  "no-align",
+  "tuples-only",
+  "quiet",
+  "no-psqlrc",
+  "expanded",
+  "no-password",
+  "password",
+  "echo-all",
+  "echo-errors",
+  "echo-queries",
+  "echo-hidden",
+  "no-readline",
+  "html",
+  "csv",
+  "single-transaction",
+  "list",
+  "field-separator-zero",
+  "record-separator-zero",
+]);
+
+/** The servers a psql database operand names: a postgres:// URI's host(s), or a connection string's host=. */
+export function psqlConnectionHosts(operand: string): string[] {
+  const uri = /^postgres(?:ql)?:\/\/(?:[^@/]*@)?([^/?#]*)/i.exec(operand);
+  if (uri) return uri[1].split(",").map((h) => h.replace(/:\d+$/, "").replace(/^\[|\]$/g, ""));
+  const hosts: string[] = [];
+  for (const m of operand.matchAll(/(?:^|\s)host(?:addr)?\s*=\s*'?([^'\s]+)/g)) hosts.push(...m[1].split(","));
+  return hosts;
+}
+
+/**
+ * Functions a read-only query may call: aggregates, text and time helpers, and the server's
+ * statistics and size functions. Anything else may write (nextval, set_config, lo_import), reach out
+ * (dblink), read the server's files (pg_read_file) or be the database's own code.
+ */
+const SQL_READ_FUNCTIONS = new Set(
+  (
+    "count sum avg min max stddev variance bool_and bool_or string_agg array_agg json_agg jsonb_agg percentile_cont percentile_disc " +
+    "row_number rank dense_rank lag lead first_value last_value ntile coalesce nullif greatest least round trunc floor ceil ceiling abs " +
+    "now extract date_trunc date_part to_char to_timestamp to_date age make_interval justify_interval date " +
+    "lower upper length char_length octet_length substr substring left right trim btrim ltrim rtrim split_part replace concat concat_ws " +
+    "format position strpos regexp_replace regexp_match quote_ident array_length cardinality unnest json_build_object " +
+    "jsonb_build_object row_to_json to_json to_jsonb pg_typeof to_regclass " +
+    "pg_size_pretty pg_database_size pg_relation_size pg_total_relation_size pg_table_size pg_indexes_size pg_tablespace_size " +
+    "pg_column_size pg_last_xact_replay_timestamp pg_last_wal_receive_lsn pg_last_wal_replay_lsn pg_current_wal_lsn " +
+    "pg_current_wal_insert_lsn pg_current_wal_flush_lsn pg_wal_lsn_diff pg_is_in_recovery pg_is_wal_replay_paused " +
+    "pg_postmaster_start_time pg_conf_load_time pg_blocking_pids pg_backend_pid pg_get_userbyid pg_get_viewdef pg_get_indexdef " +
+    "pg_get_constraintdef pg_get_expr pg_get_triggerdef version current_setting current_database current_schema current_user " +
+    "session_user inet_server_addr inet_client_addr has_table_privilege has_database_privilege has_schema_privilege"
+  ).split(" "),
+);
+
+/** Words that may stand before a parenthesis without calling a function. */
+const SQL_PAREN_WORDS = new Set(
+  "in exists any all some cast over filter within as from join on and or not where select values using when then else array row by partition group order having distinct is".split(
+    " ",
+  ),
+);
+
+/** Words that make a statement do more than read, wherever they stand (FOR UPDATE, SELECT INTO, a DELETE in a CTE). */
+const SQL_ACTING_WORDS = new Set(
+  "into update delete insert merge lock copy call do create drop alter truncate grant revoke vacuum analyze cluster reindex refresh notify listen prepare execute deallocate commit rollback savepoint set reset discard load import checkpoint security".split(
+    " ",
+  ),
+);
+
+/**
+ * Whether a psql `-c` text only reads: SELECT, SHOW, TABLE, VALUES and EXPLAIN without ANALYZE,
+ * calling only SQL_READ_FUNCTIONS, or a catalog meta-command (`\dt`, `\l`). Anything it cannot read
+ * (a dollar quote, another backslash command, an unknown function) is not a read.
+ */
+export function readOnlySql(text: string): boolean {
+  const t = text.trim();
+  if (t.startsWith("\\")) return /^\\(?:d[A-Za-z]*\+?|l\+?|conninfo)(?:\s+[A-Za-z0-9_.*"$-]+)?$/.test(t);
+  if (t.includes("$$") || /\$[A-Za-z_]\w*\$/.test(t) || t.includes("\\")) return false;
+  // String literals and quoted names carry no statement; comments are dropped.
+  const bare = t
+    .replace(/--[^\n]*/g, " ")
+    .replace(/\/\*[\s\S]*?\*\//g, " ")
+    .replace(/[Ee]?'(?:[^']|'')*'/g, " 'x' ")
+    .replace(/"(?:[^"]|"")*"/g, " q ");
+  if (/['"]|\/\*/.test(bare.replace(/'x'/g, ""))) return false;
+  const statements = bare.split(";").filter((s) => s.trim() !== "");
+  if (statements.length === 0) return false;
+  for (const statement of statements) {
+    const words: string[] = statement.toLowerCase().match(/[a-z_][a-z0-9_$]*(?:\s*\.\s*[a-z_][a-z0-9_$]*)*|\(/g) ?? [];
+    const first = words[0];
+    if (first !== "select" && first !== "show" && first !== "table" && first !== "values" && first !== "explain") return false;
+    if (first === "explain" && !words.includes("select")) return false;
+    for (let i = 0; i < words.length; i++) {
+      const word = words[i];
+      if (word === "(") continue;
+      const name = word.slice(word.lastIndexOf(".") + 1).trim();
+      if (SQL_ACTING_WORDS.has(name)) return false;
+      if (words[i + 1] === "(" && !SQL_PAREN_WORDS.has(name) && !SQL_READ_FUNCTIONS.has(name) && !name.startsWith("pg_stat_get_")) return false;
+    }
+  }
+  return true;
+}
 
 /** The host of a redis:// or rediss:// URI, or undefined when it is not one. */
 function redisUriHost(uri: string): string | undefined {

@@ -123,6 +123,7 @@ export const PROGRAM_HANDLERS = [
   "compress",
   "git-config",
   "redis",
+  "psql",
   "dig",
   "aws",
 ] as const;
