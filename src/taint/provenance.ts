@@ -6,7 +6,7 @@ import { holdsSecret, redactString } from "../audit/redact.ts";
 import type { FileLabel, FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
-import { argumentForms, isNamingValue, isTrivialText, normalizePath, privateShortName, scanValues } from "./values.ts";
+import { argumentForms, isTrivialText, normalizePath, privateShortName, scanValues } from "./values.ts";
 import { valueHasher, type ValueHasher, type ValueSource } from "./value-index.ts";
 
 /**
@@ -134,22 +134,19 @@ export class Provenance {
   }
 
   /**
-   * The names and whole addresses in an entry's fields (a sender, a card's name) that a person's
+   * Which of an entry's names (`namingValues` of its fields: a sender, a card's name) a person's
    * message held (the owner's, a requester's), each at the trust of the most trusted such message.
    * A tool's output never names: the point is that a person picked the entry.
    */
-  namers(state: SessionTrust, fields: readonly string[]): Namer[] {
+  namers(state: SessionTrust, names: readonly string[]): Namer[] {
     const index = state.values;
     if (!this.settings.enabled || !index) return [];
-    const out = new Map<string, Namer>();
-    for (const field of fields) {
-      scanValues(field, (value) => {
-        if (out.has(value) || !isNamingValue(value)) return;
-        const hit = index.get(this.hasher.hash(value));
-        if (hit?.source && hit.source.tool === undefined) out.set(value, { level: hit.level, word: value, source: hit.source });
-      });
+    const out: Namer[] = [];
+    for (const name of names) {
+      const hit = index.get(this.hasher.hash(name));
+      if (hit?.source && hit.source.tool === undefined) out.push({ level: hit.level, word: name, source: hit.source });
     }
-    return [...out.values()];
+    return out;
   }
 
   /** The highest trust of an input a value was seen in, read as an argument value is; undefined if never seen. */

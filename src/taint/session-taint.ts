@@ -4,6 +4,8 @@ import type { Decision } from "../policy/decision.ts";
 import { normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/tool-names.ts";
 import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { BackgroundRuns, runningId } from "./background-runs.ts";
+import { ListedEntries, type ListedEntry } from "./listed-entries.ts";
+import { namingValues } from "./values.ts";
 import { valuesAt } from "../policy/arguments.ts";
 import { NAMED_VALUE_ROLES } from "../policy/manifest-schema.ts";
 import { resultLabel } from "./labels.ts";
@@ -113,6 +115,9 @@ const CHOSEN_LABEL = "a call this session made at owner trust";
 /** A selected identifier longer than this is not an identifier; a lookup adds at most MAX_SELECTED. */
 const MAX_SELECTED_VALUE = 320;
 const MAX_SELECTED = 2000;
+/** How many identifiers of one entry count, and how much of its naming fields tells it from another. */
+const MAX_ENTRY_VALUES = 16;
+const MAX_ENTRY_KEY = 1024;
 
 export class SessionTaint {
   readonly store: SessionStore;
@@ -122,6 +127,7 @@ export class SessionTaint {
   /** Recent decided calls: results of blocked calls do not taint, tool_call results use the inner tool. */
   private readonly calls = new RecentCalls(20_000);
   private readonly background = new BackgroundRuns();
+  private readonly listed = new ListedEntries();
   private readonly pendingMessages = new Map<string, PendingMessage[]>();
   private pendingSpawns: PendingSpawn[] = [];
   /** The owner's own addresses: configured, and channel senders the host resolved as the owner. */
@@ -406,6 +412,7 @@ export class SessionTaint {
       label = level === "owner" ? "the owner's message" : requesterLabel(turn.requester);
     }
     this.provenance.noteContent(state, turn.prompt, level, { level, label });
+    this.pickListed(state, turn.sessionKey as string);
   }
 
   private lowerForTurn(turn: TurnInput): void {
@@ -444,6 +451,7 @@ export class SessionTaint {
       const level: TrustLevel = this.owners.isProven(channel, senderId) ? "owner" : this.policy.isTrustedSender(channel, senderId) ? "verified" : "community";
       const state = this.store.get(sessionKey, "owner");
       this.provenance.noteContent(state, message.text, level, { level, label: `a message from ${channel ?? "?"}:${senderId ?? "unknown sender"}` });
+      this.pickListed(state, sessionKey);
     }
     if (this.owners.isProven(channel, senderId)) return;
     if (this.policy.isTrustedSender(channel, senderId)) {
@@ -732,6 +740,7 @@ export class SessionTaint {
     let found = 0;
     const bySource = new Map<string, { level: TrustLevel; values: string[] }>();
     const chosen = `the result of ${toolName}, a lookup made at ${chooser}`;
+    const listed: ListedEntry[][] = [];
     const add = (label: string, level: TrustLevel, value: unknown) => {
       // The host masks structured fields named like secrets (`key`): what is left names nothing.
       if (typeof value === "string" && isHostMask(value)) masked = true;
@@ -753,15 +762,22 @@ export class SessionTaint {
           continue;
         }
         // Entry by entry: one a person's message named counts at that message's trust.
-        for (const { item, namer } of this.namedEntries(state, record, select)) {
+        const entries = listedEntries(record, select);
+        const namers = this.namersOf(state, entries);
+        entries.forEach((entry, i) => {
+          const namer = namers[i];
           if (namer && trustRank(namer.level) > trustRank(level) && trustRank(namer.level) > trustRank(output)) {
-            const label = `an entry of the result of ${toolName} that ${namer.source.label} named ("${namer.word}")`;
-            for (const value of valuesAt(item, select.within)) add(label, namer.level, value);
+            for (const value of entry.values) add(namedLabel(toolName, namer), namer.level, value);
           } else if (counts) {
-            for (const value of valuesAt(item, select.within)) add(chosen, level, value);
+            for (const value of entry.values) add(chosen, level, value);
           }
-        }
+        });
+        listed.push(entries);
       }
+    }
+    // A later message may name one of the entries ("reply to the one from Sofia").
+    if (listed.length > 0 && result.sessionKey) {
+      this.listed.note(result.sessionKey, { tool: toolName, ...(result.toolCallId ? { callId: result.toolCallId } : {}), groups: listed });
     }
     // A copy that named nothing, or only the host's masks of some fields, is not the last word: the
     // other result hook's copy (the whole text, or Tool Search's envelope) is read for them too.
@@ -777,27 +793,44 @@ export class SessionTaint {
   }
 
   /**
-   * The entries of one result record, each with the person's message that named it, if one did. A
-   * name picks an entry only when it is that entry's alone: "Tom" with two Toms in the address book
-   * picks neither (which Tom is then the model's choice, and the cards' notes are anyone's words);
-   * entries that say the same (two messages from one sender) count as one.
+   * The person's message that named each entry, if one did. A name picks an entry only when it is
+   * that entry's alone: "Tom" with two Toms in the address book picks neither (which Tom is then the
+   * model's choice, and the cards' notes are anyone's words); entries that say the same (two
+   * messages from one sender) count as one.
    */
-  private namedEntries(state: SessionTrust, record: unknown, select: CompiledSelect): { item: unknown; namer?: Namer }[] {
-    const entries = valuesAt(record, select.entry).map((item) => {
-      const fields = select.named.flatMap((at) => valuesAt(item, at)).filter((v): v is string => typeof v === "string");
-      return { item, key: fields.join("\n"), namers: fields.length > 0 ? this.provenance.namers(state, fields) : [] };
-    });
+  private namersOf(state: SessionTrust, entries: readonly ListedEntry[]): (Namer | undefined)[] {
+    const found = entries.map((entry) => (entry.names.length > 0 ? this.provenance.namers(state, entry.names) : []));
     const holders = new Map<string, Set<string>>();
-    for (const { key, namers } of entries) {
-      for (const namer of namers) holders.set(namer.word, (holders.get(namer.word) ?? new Set()).add(key));
-    }
-    return entries.map(({ item, namers }) => {
+    entries.forEach((entry, i) => {
+      for (const namer of found[i]) holders.set(namer.word, (holders.get(namer.word) ?? new Set()).add(entry.key));
+    });
+    return found.map((namers) => {
       let best: Namer | undefined;
       for (const namer of namers) {
         if ((holders.get(namer.word)?.size ?? 0) === 1 && (!best || trustRank(namer.level) > trustRank(best.level))) best = namer;
       }
-      return best ? { item, namer: best } : { item };
+      return best;
     });
+  }
+
+  /** A person's message arrived: the entries it names in the session's recent lookups count at its trust. */
+  private pickListed(state: SessionTrust, sessionKey: string): void {
+    for (const lookup of this.listed.of(sessionKey)) {
+      for (const entries of lookup.groups) {
+        const namers = this.namersOf(state, entries);
+        entries.forEach((entry, i) => {
+          const namer = namers[i];
+          const values = entry.values.filter((v) => !isHostMask(v));
+          if (!namer || values.length === 0) return;
+          this.provenance.noteSelected(state, values, namer.level, {
+            level: namer.level,
+            label: namedLabel(lookup.tool, namer),
+            tool: lookup.tool,
+            ...(lookup.callId ? { callId: lookup.callId } : {}),
+          });
+        });
+      }
+    }
   }
 
   /**
@@ -1075,4 +1108,20 @@ function markedDirs(facts: CallFacts | undefined): readonly string[] | undefined
 /** Who wrote a labelled file, for a reason: the session, when the label says. */
 function writerOf(label: FileLabel): string {
   return label.by ? `session ${label.by}` : "a session";
+}
+
+/** The entries of one result record a select reads, each with its naming fields and identifiers. */
+function listedEntries(record: unknown, select: CompiledSelect): ListedEntry[] {
+  return valuesAt(record, select.entry).map((item) => {
+    const fields = select.named.flatMap((at) => valuesAt(item, at)).filter((v): v is string => typeof v === "string");
+    const values = valuesAt(item, select.within)
+      .filter((v) => (typeof v === "string" && v.length > 0 && v.length <= MAX_SELECTED_VALUE) || typeof v === "number")
+      .map(String)
+      .slice(0, MAX_ENTRY_VALUES);
+    return { key: fields.join("\n").slice(0, MAX_ENTRY_KEY), names: namingValues(fields), values };
+  });
+}
+
+function namedLabel(tool: string, namer: Namer): string {
+  return `an entry of the result of ${tool} that ${namer.source.label} named ("${namer.word}")`;
 }

@@ -732,7 +732,21 @@ const COMMON_WORDS: ReadonlySet<string> = new Set(
  * e-mail address, or a word of three letters or more that is not a common word. Hosts, numbers and
  * paths are not names: "my gmail.com address" names no sender at that provider.
  */
-export function isNamingValue(value: string): boolean {
+function isNamingValue(value: string): boolean {
   if (value.includes("@")) return /^[^@\s/]+@[^@\s/]+\.[^@\s/]+$/.test(value);
   return /^\p{L}[\p{L}\p{M}'’-]{2,}$/u.test(value) && !COMMON_WORDS.has(value);
+}
+
+/** Most names kept of one entry (a sender's name and address, a file's name). */
+const MAX_NAMES = 12;
+
+/** The names in an entry's naming fields (`isNamingValue`), normalised, each once, sorted. */
+export function namingValues(fields: readonly string[]): string[] {
+  const names = new Set<string>();
+  for (const field of fields) {
+    scanValues(field.slice(0, 512), (value) => {
+      if (names.size < MAX_NAMES && isNamingValue(value)) names.add(value);
+    });
+  }
+  return [...names].sort();
 }
