@@ -31,6 +31,7 @@ export const CAPABILITIES = Object.freeze({
   "memory:write": { floor: "verified", description: "write to the agent's long-term memory or skills" },
   "secrets:read": { floor: "owner", description: "read stored secrets or credentials" },
   "schedule:write": { floor: "owner", description: "create or change scheduled and automated runs (persistence)" },
+  "schedule:read": { floor: "untrusted", description: "list scheduled automations and read their run history (other runs' output)" },
   "device:control": { floor: "owner", description: "control paired devices, screens or the computer" },
   "media:generate": { floor: "community", description: "generate images, audio or video (costs money)" },
   "ui:render": { floor: "untrusted", description: "render content in the operator's UI" },

@@ -91,6 +91,19 @@ export type ArgumentSpec = Static<typeof ArgumentSchema>;
 const ModeValue = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
 
 /**
+ * How a call's output trust is found: `declared` is the manifest's `outputTrust`; `paths` is the
+ * trust of the files the call reads (what ClawOS saw written to them, trusted paths at owner, other
+ * paths at `outputTrust`); `command` is what the shell command reads, by the command rules;
+ * `process` is the output of a background command the same session started, named by the call's
+ * `id` argument: that command's trust (`outputTrust` for any other id); `call` is a result that only
+ * repeats what the call was given (a speech tool's "(spoken) <text>"): the trust the call was made
+ * at, with nothing new in it to remember (`outputTrust` when the call failed: its error text is not
+ * the call's own).
+ */
+export const OUTPUT_SOURCES = ["declared", "paths", "command", "process", "call"] as const;
+export type OutputSource = (typeof OUTPUT_SOURCES)[number];
+
+/**
  * An argument (or a host setting) that selects a more powerful mode of the tool: when it holds,
  * the call is decided with the mode's capabilities added and at its trust, never lower. A
  * `readOnly` mode is the one exception: an action that only reads (a poll, a snapshot) is decided
@@ -151,6 +164,14 @@ export const ModeSchema = Type.Object(
           "not with readOnly: while the mode holds for every value of its argument, a call below the trust it needs is decided by where its arguments came from (provenance.decisions for this mode only), e.g. stopping a process by an id only the owner's session could have got",
       }),
     ),
+    output: Type.Optional(
+      Type.Union(
+        OUTPUT_SOURCES.map((source) => Type.Literal(source)),
+        {
+          description: `while the mode holds for every value of its argument, how the output's trust is found (provenance.output for this mode only: ${OUTPUT_SOURCES.join(", ")}), e.g. call for an action whose result only repeats the job it was given`,
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -167,19 +188,6 @@ export const ACTING_ROLES: readonly ArgumentRole[] = ["url", "host", "recipient"
 
 /** Roles whose value decides where a call acts: a provenance decision checks where each came from. */
 export const DECISION_ROLES: readonly ArgumentRole[] = ARGUMENT_ROLES.filter((role) => role !== "content");
-
-/**
- * How a call's output trust is found: `declared` is the manifest's `outputTrust`; `paths` is the
- * trust of the files the call reads (what ClawOS saw written to them, trusted paths at owner, other
- * paths at `outputTrust`); `command` is what the shell command reads, by the command rules;
- * `process` is the output of a background command the same session started, named by the call's
- * `id` argument: that command's trust (`outputTrust` for any other id); `call` is a result that only
- * repeats what the call was given (a speech tool's "(spoken) <text>"): the trust the call was made
- * at, with nothing new in it to remember (`outputTrust` when the call failed: its error text is not
- * the call's own).
- */
-export const OUTPUT_SOURCES = ["declared", "paths", "command", "process", "call"] as const;
-export type OutputSource = (typeof OUTPUT_SOURCES)[number];
 
 /**
  * Identifiers in a lookup's result that name the owner's own things: the provider's ids, the owner's

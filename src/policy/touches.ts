@@ -3,7 +3,7 @@ import { lstatSync, statSync } from "node:fs";
 import { meetsTrust, type TrustLevel } from "../taint/trust.ts";
 import { ENVIRONMENT, withEnvironment, type CommandView } from "./commands/classify.ts";
 import { modeHolds, oneOf, patchPaths, valuesAt, type CompiledArgument, type CompiledMode, type Segments } from "./arguments.ts";
-import { ACTING_ROLES, type RiskLevel } from "./manifest-schema.ts";
+import { ACTING_ROLES, type OutputSource, type RiskLevel } from "./manifest-schema.ts";
 import type { PathRules, PathZone } from "./path-rules.ts";
 
 /**
@@ -113,6 +113,8 @@ export interface SelectedMode {
   readonly requester?: TrustLevel;
   /** While the mode holds, whether the call may be decided by where its arguments came from. */
   readonly decisions?: boolean;
+  /** While the mode holds for every value, how the output's trust is found (the manifest's otherwise). */
+  readonly output?: OutputSource;
 }
 
 export interface CallFacts {
@@ -497,6 +499,7 @@ function selectedModes(
         minInputTrust: spec.minInputTrust,
         riskLevel: spec.riskLevel,
         ...(spec.decisions === false || (spec.decisions === true && whole) ? { decisions: spec.decisions } : {}),
+        ...(spec.output !== undefined && whole ? { output: spec.output } : {}),
       });
     }
   }

@@ -327,6 +327,7 @@ export class SessionTaint {
   /** Records what a decided call means for trust: a message into another session, a spawn, a result to expect. */
   afterCall(call: ToolCall, tool: ResolvedTool, decision: Decision, facts?: CallFacts): void {
     if (call.toolCallId) {
+      const output = facts?.modes.find((mode) => mode.output !== undefined)?.output;
       this.calls.set(call.sessionKey, call.toolCallId, {
         tool,
         blocked: decision.outcome !== "allow",
@@ -334,6 +335,7 @@ export class SessionTaint {
         decision,
         agentId: call.agentId,
         ...(facts && (facts.reads.length > 0 || facts.writes.length > 0 || facts.command) ? { facts } : {}),
+        ...(output ? { output } : {}),
       });
       if (decision.outcome === "allow" && call.sessionKey && !this.resultHooksLive) this.notePendingResult(call.sessionKey, call.toolCallId, call.isSubagent);
     }
@@ -671,7 +673,7 @@ export class SessionTaint {
     const tool = memo?.tool ?? this.policy.resolve(result.toolName ?? "", result.params, result.toolKind);
     const manifest = this.policy.manifestFor(tool.name)?.manifest;
     const declared: TrustLevel = manifest?.outputTrust ?? "untrusted";
-    const source = manifest?.provenance?.output;
+    const source = memo?.output ?? manifest?.provenance?.output;
     const found: { level: TrustLevel; dir?: string; echo?: boolean } | undefined = !this.policy.provenance.enabled
       ? undefined
       : source === "process"

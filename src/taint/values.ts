@@ -728,13 +728,14 @@ const COMMON_WORDS: ReadonlySet<string> = new Set(
 );
 
 /**
- * Whether a value from `scanValues` can name a particular entry (a sender, a card, a file): a whole
- * e-mail address, or a word of three letters or more that is not a common word. Hosts, numbers and
- * paths are not names: "my gmail.com address" names no sender at that provider.
+ * Whether a value from `scanValues` can name a particular entry (a sender, a card, a file, a job): a
+ * whole e-mail address, or a word of three characters or more that starts with a letter (`Sofia`,
+ * `sc47-legacy-sitemap`) and is not a common word. Hosts, numbers and paths are not names: "my
+ * gmail.com address" names no sender at that provider.
  */
 function isNamingValue(value: string): boolean {
   if (value.includes("@")) return /^[^@\s/]+@[^@\s/]+\.[^@\s/]+$/.test(value);
-  return /^\p{L}[\p{L}\p{M}'’-]{2,}$/u.test(value) && !COMMON_WORDS.has(value);
+  return /^\p{L}[\p{L}\p{M}\p{N}'’_-]{2,}$/u.test(value) && !COMMON_WORDS.has(value);
 }
 
 /** Most names kept of one entry (a sender's name and address, a file's name). */
