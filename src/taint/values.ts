@@ -738,16 +738,20 @@ function isNamingValue(value: string): boolean {
   return /^\p{L}[\p{L}\p{M}\p{N}'’_-]{2,}$/u.test(value) && !COMMON_WORDS.has(value);
 }
 
-/** Most names kept of one entry (a sender's name and address, a file's name). */
-const MAX_NAMES = 12;
+/**
+ * Most names one entry may hold and still be named: a sender's name and address, a card's names
+ * and addresses, a file's or a job's name hold a few. A field stuffed with names (a display name
+ * listing every likely first name) would be named by whatever name the owner says, so it names nothing.
+ */
+const MAX_NAMES = 8;
 
-/** The names in an entry's naming fields (`isNamingValue`), normalised, each once, sorted. */
+/** The names in an entry's naming fields (`isNamingValue`), normalised, each once, sorted; none when there are too many. */
 export function namingValues(fields: readonly string[]): string[] {
   const names = new Set<string>();
   for (const field of fields) {
     scanValues(field.slice(0, 512), (value) => {
-      if (names.size < MAX_NAMES && isNamingValue(value)) names.add(value);
+      if (names.size <= MAX_NAMES && isNamingValue(value)) names.add(value);
     });
   }
-  return [...names].sort();
+  return names.size > MAX_NAMES ? [] : [...names].sort();
 }

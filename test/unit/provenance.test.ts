@@ -707,6 +707,13 @@ describe("engine: provenance-aware decisions", () => {
           cards({ name: "Ahmed Benali", telegram: "@ahmed_benali" }, { name: "Team Climb", telegram: "@team_climb" }, { name: "Bo", telegram: "@bo_b" }),
         );
         for (const target of ["@ahmed_benali", "@team_climb", "@bo_b"]) expect(send(engine, target).outcome).toBe("block");
+        // A name stuffed with every likely name is named by none of them.
+        const stuffed = lowered("Tell Ahmed the climbing session moved to 10");
+        lookup(stuffed, "l1", cards({ name: "Ahmed Karim Sofia Maya Tom Priya Jess Noor Dario", telegram: "@everyone_relay" }));
+        expect(send(stuffed, "@everyone_relay").outcome).toBe("block");
+        const few = lowered("Tell Ahmed the climbing session moved to 10");
+        lookup(few, "l1", cards({ name: "Ahmed Karim Sofia", telegram: "@ahmed_karim_sofia" }));
+        expect(send(few, "@ahmed_karim_sofia").outcome).toBe("allow");
       });
 
       it("a later message names an entry of an earlier lookup, at that message's trust", () => {
