@@ -246,7 +246,7 @@ export const ConfigSchema = Type.Object(
           default: ["**/node_modules/**", "**/vendor/**", "**/.venv/**", "**/venv/**", "**/site-packages/**", "**/bower_components/**", "**/Pods/**"],
           title: "Untrusted inside trusted paths",
           description:
-            "Globs inside trusted paths whose files came from elsewhere (installed dependencies): they count as untrusted unless ClawOS saw the owner write them.",
+            "Globs inside trusted paths whose files came from elsewhere (installed dependencies): reading them counts as untrusted unless ClawOS saw the owner write them; a build runs what an install put there as code that install chose.",
         }),
         autoloadedPaths: Type.Array(Type.String({ minLength: 1 }), {
           default: [],

@@ -121,6 +121,7 @@ export class CompiledPolicy implements RulePolicy {
       scanBytes: config.provenance.scanBytes,
       unknown: config.provenance.unknown as ProvenanceSettings["unknown"],
       trusted: (path, agentId) => this.trustedPaths.match(path, agentId) !== undefined && this.untrustedPaths.match(path, agentId) === undefined,
+      installed: (path, agentId) => this.untrustedPaths.match(path, agentId) !== undefined,
       autoloaded: (path, agentId) => this.autoloadedPaths.match(path, agentId)?.label ?? builtinAutoloaded(this.belowRoot(path, agentId)),
       hostWritten: (path, agentId) => {
         const relative = this.belowWorkspace(path, agentId);

@@ -66,8 +66,11 @@ export interface FileRef {
   readonly raw: string;
   /** Absolute forms (spelled, symlinks followed); empty for a value that is not a local path. */
   readonly forms: readonly string[];
-  /** Written by a command that brings outside content in (a clone, a download, an extraction). */
-  readonly outside?: boolean;
+  /**
+   * Written by a command that brings outside content in (a clone, a download, an extraction), or
+   * `"install"` by a package install (the code the project runs, chosen by the call).
+   */
+  readonly outside?: true | "install";
   /** Only its name was taken in (`ls`, `du`, `find`): a directory here does not bring in the files below it. */
   readonly listing?: boolean;
 }
@@ -233,7 +236,7 @@ export function callFacts(
   const copies: FileCopy[] = [];
   let command: CommandFacts | undefined;
   let cwd: string | undefined;
-  const visit = (path: string, at: string, access: "read" | "write", outside = false, listing = false, below = false): boolean => {
+  const visit = (path: string, at: string, access: "read" | "write", outside: boolean | "install" = false, listing = false, below = false): boolean => {
     if (++count > MAX_PATHS_PER_CALL) {
       touches.push({ kind: "unreadable-path", argument: at, value: `more than ${MAX_PATHS_PER_CALL} paths`, label: "too many paths to check" });
       return false;
@@ -329,7 +332,7 @@ export function callFacts(
     }
     // Where outside content lands first: a path the command also writes another way (`mkdir -p d &&
     // tar -xf a.tgz -C d`) is one write, and it is the extraction's.
-    for (const p of view.fetches) if (!visit(under(p), command.argument, "write", true)) break;
+    for (const p of view.fetches) if (!visit(under(p), command.argument, "write", view.installs.includes(p) ? "install" : true)) break;
     for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network)) break;
     for (const copy of view.copies) {
       const fromRaw = under(copy.from);

@@ -17,6 +17,12 @@ export interface FileLabel {
   readonly level: TrustLevel;
   readonly at: number;
   readonly tree: boolean;
+  /**
+   * The trust of whoever chose the code, where it differs from `level`: what a call brought in from
+   * outside (an install, a pull, a clone) is others' text, `untrusted` to read, but the code the call
+   * chose to fetch, at the trust that call was made at. A build runs it as that (`codeLevel`).
+   */
+  readonly code?: TrustLevel;
   /** The session that wrote it, for the report. */
   readonly by?: string;
   /** Which of this process's writes it was (not stored: labels read from disk have none). */
@@ -63,9 +69,10 @@ export class FileLabels {
   }
 
   /** Labels a path (or a directory and all under it) with the trust of what was written. */
-  set(path: string, level: TrustLevel, at: number, tree = false, by?: string): void {
+  set(path: string, level: TrustLevel, at: number, tree = false, by?: string, code?: TrustLevel): void {
     if (this.labels.has(path)) this.labels.delete(path); // re-inserted: the map's order is write order
-    this.labels.set(path, { level, at, tree, ...(by ? { by } : {}), seq: ++this.writes });
+    const chosen = code !== undefined && trustRank(code) > trustRank(level) ? { code } : {};
+    this.labels.set(path, { level, at, tree, ...chosen, ...(by ? { by } : {}), seq: ++this.writes });
     this.noteReach(path, level, tree);
     if (this.labels.size > this.max) this.evict();
     this.schedule();
@@ -73,8 +80,10 @@ export class FileLabels {
 
   /** A write that changes part of a file (edit, patch): the file keeps the lower of both. */
   merge(path: string, level: TrustLevel, at: number, fallback: TrustLevel, by?: string): void {
-    const current = this.effective(path)?.level ?? fallback;
-    this.set(path, trustRank(current) < trustRank(level) ? current : level, at, false, by);
+    const label = this.effective(path);
+    const current = label?.level ?? fallback;
+    const code = label ? codeLevel(label) : fallback;
+    this.set(path, trustRank(current) < trustRank(level) ? current : level, at, false, by, trustRank(code) < trustRank(level) ? code : level);
   }
 
   /** The label in force for a path: its own or an ancestor directory's, the latest write. */
@@ -111,14 +120,23 @@ export class FileLabels {
     else this.settingsReach.delete(path);
   }
 
-  /** The lowest trust written at or under a directory (what running code there reads), if any. */
-  lowestUnder(dir: string): FileLabel | undefined {
+  /**
+   * The lowest trust written at or under a directory (what running code there reads), if any. A
+   * label at a path `runs` holds counts at its code's trust (`codeLevel`).
+   */
+  lowestUnder(dir: string, runs?: (path: string) => boolean): FileLabel | undefined {
     const prefix = dir.endsWith("/") ? dir : `${dir}/`;
     let low = this.effective(dir);
+    let lowLevel = low && (runs?.(dir) ? codeLevel(low) : low.level);
     for (const [path, label] of this.labels) {
-      if ((path === dir || path.startsWith(prefix)) && (!low || trustRank(label.level) < trustRank(low.level))) low = label;
+      if (path !== dir && !path.startsWith(prefix)) continue;
+      const level = label.code !== undefined && runs?.(path) ? label.code : label.level;
+      if (!low || trustRank(level) < trustRank(lowLevel!)) {
+        low = label;
+        lowLevel = level;
+      }
     }
-    return low;
+    return low && lowLevel !== low.level ? { ...low, level: lowLevel! } : low;
   }
 
   /** The labels below a directory (not its own), each with its path relative to it. */
@@ -129,12 +147,12 @@ export class FileLabels {
 
   /**
    * The least trusted file written under a directory that a build or test there could run: every
-   * label below `above` except documents, media and logs (notes a research session saved are not
-   * code). Undefined when there is none.
+   * label whose code (`codeLevel`) is below `above`, except documents, media and logs (notes a
+   * research session saved are not code). Undefined when there is none.
    */
   lowestCodeUnder(dir: string, above: TrustLevel): { path: string; label: FileLabel } | undefined {
     let low: { path: string; label: FileLabel } | undefined;
-    for (const code of this.codeBelow(dir, above)) if (!low || trustRank(code.label.level) < trustRank(low.label.level)) low = code;
+    for (const code of this.codeBelow(dir, above)) if (!low || trustRank(codeLevel(code.label)) < trustRank(codeLevel(low.label))) low = code;
     return low;
   }
 
@@ -166,13 +184,22 @@ export class FileLabels {
   private *codeBelow(dir: string, above: TrustLevel): Generator<{ path: string; label: FileLabel }> {
     const prefix = dir.endsWith("/") ? dir : `${dir}/`;
     for (const [path, label] of this.labels) {
-      if (trustRank(label.level) >= trustRank(above) || (path !== dir && !path.startsWith(prefix))) continue;
+      if (trustRank(codeLevel(label)) >= trustRank(above) || (path !== dir && !path.startsWith(prefix))) continue;
       if (!label.tree && NOT_CODE.test(path)) continue;
       yield { path, label };
     }
     // A label on a directory above it (a clone, an extracted archive) covers it too.
     const covering = this.effective(dir);
-    if (covering && trustRank(covering.level) < trustRank(above)) yield { path: dir, label: covering };
+    if (!covering) return;
+    if (trustRank(codeLevel(covering)) < trustRank(above)) yield { path: dir, label: covering };
+    else if (covering.code !== undefined) {
+      // A fetch made where the owner chose it (a pull) does not replace what an earlier, less trusted
+      // one put further down (a download into a directory above the build): that code is still there.
+      for (let up: string | undefined = dir; up !== undefined; up = parentOf(up)) {
+        const label = this.labels.get(up);
+        if (label?.tree && label !== covering && trustRank(codeLevel(label)) < trustRank(above)) yield { path: dir, label };
+      }
+    }
   }
 
   /** Labels below owner, newest first, for the report. */
@@ -265,7 +292,11 @@ export class FileLabels {
   }
 
   private body(): string {
-    const entries = [...this.labels].map(([p, l]) => [p, TRUST_LEVELS.indexOf(l.level), l.at, l.tree ? 1 : 0, l.by ?? ""]);
+    const entries = [...this.labels].map(([p, l]) => {
+      const entry: (string | number)[] = [p, TRUST_LEVELS.indexOf(l.level), l.at, l.tree ? 1 : 0, l.by ?? ""];
+      if (l.code !== undefined) entry.push(TRUST_LEVELS.indexOf(l.code));
+      return entry;
+    });
     const body = JSON.stringify({ v: 2, labels: entries, ...(this.problem ? { problem: this.problem } : {}) });
     return this.mac ? `${body}\n${this.mac(body)}\n` : `${body}\n`;
   }
@@ -284,11 +315,13 @@ export class FileLabels {
       return;
     }
     try {
-      const record = JSON.parse(body) as { v: number; labels: [string, number, number, number, string][]; problem?: string };
-      for (const [path, level, at, tree, by] of record.labels) {
+      const record = JSON.parse(body) as { v: number; labels: [string, number, number, number, string, number?][]; problem?: string };
+      for (const [path, level, at, tree, by, code] of record.labels) {
         const l = TRUST_LEVELS[level];
+        // A label without its code's trust (or with one not above its own) runs as what it reads as.
+        const c = code === undefined ? undefined : TRUST_LEVELS[code];
         if (typeof path === "string" && l) {
-          this.labels.set(path, { level: l, at, tree: tree === 1, ...(by ? { by } : {}) });
+          this.labels.set(path, { level: l, at, tree: tree === 1, ...(c && trustRank(c) > trustRank(l) ? { code: c } : {}), ...(by ? { by } : {}) });
           this.noteReach(path, l, tree === 1);
         }
       }
@@ -298,6 +331,11 @@ export class FileLabels {
       this.problem = `the file labels are corrupt (${(error as Error).message})`;
     }
   }
+}
+
+/** The trust a build runs a labelled file's code at: who chose the code, else what it reads as. */
+export function codeLevel(label: FileLabel): TrustLevel {
+  return label.code ?? label.level;
 }
 
 /** How much earlier than its tree's label a clone's settings may have been written (the label's clock and the disk's). */

@@ -23,6 +23,8 @@ export interface ProvenanceSettings {
   readonly unknown: Readonly<Record<ArgumentRole, UnknownPolicy>>;
   /** A path counts as owner input by its location (the trusted paths), unless a label says less. */
   readonly trusted: (path: string, agentId: string | undefined) => boolean;
+  /** A path holds installed dependencies (`provenance.untrustedPaths`): others' text, but code the project runs. */
+  readonly installed: (path: string, agentId: string | undefined) => boolean;
   /** What a path is when programs load it by themselves (`autoloaded-paths.ts`), else undefined. */
   readonly autoloaded: (path: string, agentId: string | undefined) => string | undefined;
   /** What a path is when OpenClaw writes it from conversations (`host-written-paths.ts`), else undefined. */
@@ -320,13 +322,17 @@ export class Provenance {
       if (isRegularFile(source)) continue;
       // Collected first: setting labels while walking them would walk the new ones too.
       const carried = [...this.labels.under(source)].filter(({ label }) => label.level !== "owner");
-      for (const { relative, label } of carried) this.labels.set(join(lands, relative), label.level, at, label.tree, by);
+      for (const { relative, label } of carried) this.labels.set(join(lands, relative), label.level, at, label.tree, by, label.code);
     }
   }
 
-  /** The lowest trust of what running code in a directory reads: the directory's files by their labels. */
+  /**
+   * The lowest trust of what running code in a directory reads: the directory's files by their
+   * labels. Installed dependencies count as the code the install chose: what they print when the
+   * project runs them is theirs to print, as for dependencies installed where ClawOS did not see it.
+   */
   treeTrust(dir: string, agentId: string | undefined, fallback: TrustLevel): TrustLevel {
-    const low = this.labels.lowestUnder(dir);
+    const low = this.labels.lowestUnder(dir, (path) => this.settings.installed(path, agentId));
     const byPlace = this.labels.intact && this.settings.trusted(dir, agentId) ? "owner" : fallback;
     return low ? minTrust(low.level, byPlace) : byPlace;
   }

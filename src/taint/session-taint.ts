@@ -13,7 +13,7 @@ import { OwnerAddresses } from "./owner-addresses.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts";
 import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
 import type { CallFacts } from "../policy/touches.ts";
-import { FileLabels } from "./file-labels.ts";
+import { codeLevel, FileLabels } from "./file-labels.ts";
 import { isHostMask, Provenance, resultRecords, shownValue, type ArgumentValue, type ArgumentVerdict, type Namer } from "./provenance.ts";
 import { GATEWAY_CHANNEL, RequesterLog, type RequesterBasis, type RequesterTrust } from "./requester.ts";
 import type { FileLabel } from "./file-labels.ts";
@@ -230,10 +230,11 @@ export class SessionTaint {
     }
     if (!newest) return undefined;
     const by = writerOf(newest.label);
+    const level = codeLevel(newest.label);
     return {
-      level: newest.label.level,
+      level,
       kind: "file",
-      label: `${newest.path}, which ${by} wrote at ${newest.label.level} after the owner allowed this command always`,
+      label: `${newest.path}, which ${by} wrote at ${level} after the owner allowed this command always`,
       at: newest.label.at,
     };
   }
@@ -253,7 +254,8 @@ export class SessionTaint {
     const low = this.provenance.labels.lowestCodeUnder(command.cwd, above);
     if (!low) return undefined;
     const by = writerOf(low.label);
-    return { level: low.label.level, kind: "file", label: `${low.path}, which ${by} wrote at ${low.label.level}`, at: low.label.at };
+    const level = codeLevel(low.label);
+    return { level, kind: "file", label: `${low.path}, which ${by} wrote at ${level}`, at: low.label.at };
   }
 
   /**
@@ -934,14 +936,19 @@ export class SessionTaint {
     const view = facts.command?.view;
     if (view && !view.readOnly) {
       for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, call.agentId, "untrusted", !file.listing));
-      if (view.network || !view.parsed) level = "untrusted";
     }
+    // What a package install brings in is others' text, but the code the project runs, chosen by
+    // this call: a build runs it at this trust. A clone, a download or an archive is only text.
+    const chosen = level;
+    if (view && !view.readOnly && (view.network || !view.parsed)) level = "untrusted";
     const overwrite = tool.name === "write";
     for (const file of facts.writes) {
       const path = file.forms[0];
       if (!path) continue;
-      if (file.outside) this.provenance.labels.set(path, "untrusted", at, true, call.sessionKey);
-      else if (overwrite) this.provenance.labels.set(path, level, at, false, call.sessionKey);
+      if (file.outside) {
+        const installed = file.outside === "install" && this.policy.provenance.installed(path, call.agentId);
+        this.provenance.labels.set(path, "untrusted", at, true, call.sessionKey, installed ? chosen : undefined);
+      } else if (overwrite) this.provenance.labels.set(path, level, at, false, call.sessionKey);
       else this.provenance.labels.merge(path, level, at, this.policy.provenance.trusted(path, call.agentId) ? "owner" : "untrusted", call.sessionKey);
     }
     if (facts.copies) this.provenance.labelCopies(facts.copies, decision.inputTrust, at, call.sessionKey, call.agentId);

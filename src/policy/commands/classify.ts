@@ -84,6 +84,11 @@ export interface CommandView {
   /** Paths where content from outside lands: clone destinations, downloads, extracted archives, node_modules. */
   readonly fetches: readonly string[];
   /**
+   * The fetches that are a package install (`npm ci`, `pip install`): others' text, but the code the
+   * project runs, chosen by the call that installed it.
+   */
+  readonly installs: readonly string[];
+  /**
    * Where git looks for its repository, as written ("." for the working directory). Git runs the
    * commands a repository's settings name (`core.fsmonitor`, aliases, a diff driver, a pager) even
    * for `git status`, so the trust of those settings is the trust of what the command runs.
@@ -178,6 +183,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       writes: [],
       copies: [],
       fetches: [],
+      installs: [],
       repositories: [],
       madeRepositories: [],
       network: true,
@@ -364,6 +370,7 @@ class Walker {
   private readonly writes: string[] = [];
   private readonly copies: CopyFact[] = [];
   private readonly fetches: string[] = [];
+  private readonly installs: string[] = [];
   private readonly irreversible: string[] = [];
   private readonly irreversibleActions: { id: string; action: string }[] = [];
   private readonly secrets: string[] = [];
@@ -407,6 +414,7 @@ class Walker {
       writes: this.writes,
       copies: this.copies,
       fetches: this.fetches,
+      installs: this.installs,
       repositories: this.repositories,
       madeRepositories: this.madeRepositories,
       network: this.network,
@@ -500,9 +508,12 @@ class Walker {
     for (const p of this.paths(ctx, path, base)) add(this.repositories, p);
   }
 
-  private fetch(ctx: Context, path: string, base = ""): void {
+  private fetch(ctx: Context, path: string, base = "", install = false): void {
     if (ctx.remote || !path || path === "-") return;
-    for (const p of this.paths(ctx, path, base)) add(this.fetches, p);
+    for (const p of this.paths(ctx, path, base)) {
+      add(this.fetches, p);
+      if (install) add(this.installs, p);
+    }
   }
 
   private begin(): Frame {
@@ -1079,8 +1090,8 @@ class Walker {
     }
     if (b.writes && (!isRead || changed)) this.write(ctx, b.writes, where);
     if (!outside) {
-      if (fetchTo !== undefined) this.fetch(ctx, fetchTo, base);
-      else if (b.fetches) this.fetch(ctx, b.fetches, where);
+      if (fetchTo !== undefined) this.fetch(ctx, fetchTo, base, b.kind === "install");
+      else if (b.fetches) this.fetch(ctx, b.fetches, where, b.kind === "install");
     }
     if (isRead && !b.inert && args.some((w) => w.dynamic)) this.notReadOnly(`${label} gets an argument only known at run time`);
   }
