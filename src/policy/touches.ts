@@ -73,6 +73,8 @@ export interface FileRef {
   readonly outside?: true | "install";
   /** Only its name was taken in (`ls`, `du`, `find`): a directory here does not bring in the files below it. */
   readonly listing?: boolean;
+  /** A repository's work tree the command updates where it stands (`git pull`, `git checkout`): only what it changes is new. */
+  readonly inPlace?: boolean;
 }
 
 /** The command a call runs, and what it reaches, resolved against its working directory. */
@@ -236,7 +238,15 @@ export function callFacts(
   const copies: FileCopy[] = [];
   let command: CommandFacts | undefined;
   let cwd: string | undefined;
-  const visit = (path: string, at: string, access: "read" | "write", outside: boolean | "install" = false, listing = false, below = false): boolean => {
+  const visit = (
+    path: string,
+    at: string,
+    access: "read" | "write",
+    outside: boolean | "install" = false,
+    listing = false,
+    below = false,
+    inPlace = false,
+  ): boolean => {
     if (++count > MAX_PATHS_PER_CALL) {
       touches.push({ kind: "unreadable-path", argument: at, value: `more than ${MAX_PATHS_PER_CALL} paths`, label: "too many paths to check" });
       return false;
@@ -251,6 +261,7 @@ export function callFacts(
       forms: forms ?? [],
       ...(outside ? { outside } : {}),
       ...(listing ? { listing } : {}),
+      ...(inPlace ? { inPlace } : {}),
     });
     return true;
   };
@@ -332,8 +343,9 @@ export function callFacts(
     }
     // Where outside content lands first: a path the command also writes another way (`mkdir -p d &&
     // tar -xf a.tgz -C d`) is one write, and it is the extraction's.
-    for (const p of view.fetches) if (!visit(under(p), command.argument, "write", view.installs.includes(p) ? "install" : true)) break;
-    for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network)) break;
+    for (const p of view.fetches)
+      if (!visit(under(p), command.argument, "write", view.installs.includes(p) ? "install" : true, false, false, view.inPlace.includes(p))) break;
+    for (const p of view.writes) if (!visit(under(p), command.argument, "write", view.network, false, false, view.inPlace.includes(p))) break;
     for (const copy of view.copies) {
       const fromRaw = under(copy.from);
       const toRaw = under(copy.to);

@@ -69,13 +69,27 @@ export class FileLabels {
   }
 
   /** Labels a path (or a directory and all under it) with the trust of what was written. */
-  set(path: string, level: TrustLevel, at: number, tree = false, by?: string, code?: TrustLevel): void {
+  set(path: string, level: TrustLevel, at: number, tree = false, by?: string, code?: TrustLevel): number {
     if (this.labels.has(path)) this.labels.delete(path); // re-inserted: the map's order is write order
     const chosen = code !== undefined && trustRank(code) > trustRank(level) ? { code } : {};
-    this.labels.set(path, { level, at, tree, ...chosen, ...(by ? { by } : {}), seq: ++this.writes });
+    const seq = ++this.writes;
+    this.labels.set(path, { level, at, tree, ...chosen, ...(by ? { by } : {}), seq });
     this.noteReach(path, level, tree);
     if (this.labels.size > this.max) this.evict();
     this.schedule();
+    return seq;
+  }
+
+  /**
+   * Takes back a label this process wrote (`seq`), when no later write replaced it: a directory's
+   * label that stood in for what a command would write there, once what it wrote is known.
+   */
+  remove(path: string, seq: number): boolean {
+    if (this.labels.get(path)?.seq !== seq) return false;
+    this.labels.delete(path);
+    this.settingsReach.delete(path);
+    this.schedule();
+    return true;
   }
 
   /** A write that changes part of a file (edit, patch): the file keeps the lower of both. */

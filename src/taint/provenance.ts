@@ -524,6 +524,6 @@ export function isHostMask(value: string): boolean {
   return value === "***" || (value.length === 11 && value[6] === "\u2026");
 }
 
-function isDirectory(path: string): boolean {
+export function isDirectory(path: string): boolean {
   return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }

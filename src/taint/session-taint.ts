@@ -12,11 +12,12 @@ import { resultLabel } from "./labels.ts";
 import { OwnerAddresses } from "./owner-addresses.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts";
 import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
-import type { CallFacts } from "../policy/touches.ts";
+import type { CallFacts, FileRef } from "../policy/touches.ts";
 import { codeLevel, FileLabels } from "./file-labels.ts";
-import { isHostMask, Provenance, resultRecords, shownValue, type ArgumentValue, type ArgumentVerdict, type Namer } from "./provenance.ts";
+import { isDirectory, isHostMask, Provenance, resultRecords, shownValue, type ArgumentValue, type ArgumentVerdict, type Namer } from "./provenance.ts";
 import { GATEWAY_CHANNEL, RequesterLog, type RequesterBasis, type RequesterTrust } from "./requester.ts";
 import type { FileLabel } from "./file-labels.ts";
+import { WorkTreeUpdates } from "./work-tree-updates.ts";
 import type { CompiledSelect, ManifestEntry } from "../policy/manifests.ts";
 
 /**
@@ -145,6 +146,8 @@ export class SessionTaint {
 
   /** Value provenance and file labels (docs/provenance.md). */
   readonly provenance: Provenance;
+  /** Commands updating a repository's work tree where it stands, waiting for their result to narrow their label. */
+  private readonly workTrees: WorkTreeUpdates;
 
   constructor(options: SessionTaintOptions) {
     this.store = options.store;
@@ -158,6 +161,7 @@ export class SessionTaint {
       mac: file ? (body) => options.store.macOf(body) ?? "" : undefined,
     });
     this.provenance = new Provenance(options.store, labels, options.policy.provenance);
+    this.workTrees = new WorkTreeUpdates(labels);
     this.owners = new OwnerAddresses(options.policy.ownerAddresses);
     this.restorePending();
   }
@@ -274,7 +278,8 @@ export class SessionTaint {
     const dirs = this.policy.repositoriesFrom(starts);
     let low: { dir: string; label: FileLabel } | undefined;
     for (const dir of dirs) {
-      const label = labels.lowestUnder(dir);
+      // Settings are code: what a fetch wrote there (objects, refs) is the remote's text, not settings.
+      const label = labels.lowestUnder(dir, () => true);
       if (label && label.level !== "owner" && (!low || trustRank(label.level) < trustRank(low.label.level))) low = { dir, label };
     }
     if (!low) return undefined;
@@ -362,6 +367,11 @@ export class SessionTaint {
     if (!this.resultHooksLive) {
       this.resultHooksLive = true;
       this.pendingResults.clear();
+    }
+    if (result.sessionKey && result.toolCallId) {
+      // A command that updated a work tree in place has finished unless it was left running or cut short.
+      const settled = !result.synthetic && !result.failed && runningId(result.content) === undefined;
+      this.workTrees.finish(callKey(result.sessionKey, result.toolCallId), this.now(), settled);
     }
     return this.taintFromResult(result);
   }
@@ -945,6 +955,7 @@ export class SessionTaint {
     for (const file of facts.writes) {
       const path = file.forms[0];
       if (!path) continue;
+      if (file.inPlace && this.updateInPlace(call, file, path, chosen, at)) continue;
       if (file.outside) {
         const installed = file.outside === "install" && this.policy.provenance.installed(path, call.agentId);
         this.provenance.labels.set(path, "untrusted", at, true, call.sessionKey, installed ? chosen : undefined);
@@ -954,6 +965,31 @@ export class SessionTaint {
     if (facts.copies) this.provenance.labelCopies(facts.copies, decision.inputTrust, at, call.sessionKey, call.agentId);
     // A clone's own git directory holds settings git wrote, at the trust of the session that chose the clone.
     for (const dir of facts.command?.madeRepositories ?? []) this.provenance.labels.set(dir, decision.inputTrust, at, true, call.sessionKey);
+  }
+
+  /**
+   * A command that updates the work tree of the repository at `path` where it stands: a fetch brings
+   * the remote's content (untrusted text; git writes its own directory, and a remote sends no
+   * settings, so that directory's code is the call's), a checkout or merge writes what the
+   * repository holds (its git directory's label, or the session's). The whole tree is labelled
+   * until the result says which files changed (`WorkTreeUpdates`). False: not a work tree, or
+   * nothing below owner is written, and the write is labelled as any other.
+   */
+  private updateInPlace(call: ToolCall, file: FileRef, path: string, chosen: TrustLevel, at: number): boolean {
+    const gitDir = this.policy.repositoriesFrom([path]).find((dir) => dir.endsWith("/.git") && isDirectory(dir));
+    if (!gitDir) return false;
+    const root = gitDir.slice(0, -"/.git".length) || "/";
+    const labels = this.provenance.labels;
+    const key = call.sessionKey && call.toolCallId ? callKey(call.sessionKey, call.toolCallId) : undefined;
+    if (file.outside) {
+      labels.set(gitDir, "untrusted", at, true, call.sessionKey, chosen);
+      this.workTrees.begin(key, root, "untrusted", at, call.sessionKey);
+      return true;
+    }
+    const written = minTrust(chosen, labels.lowestUnder(gitDir)?.level ?? "owner");
+    if (written === "owner") return false;
+    this.workTrees.begin(key, root, written, at, call.sessionKey);
+    return true;
   }
 
   private taintFromResult(result: ToolResult): ObservedResult | undefined {
@@ -1133,4 +1169,9 @@ function listedEntries(record: unknown, select: CompiledSelect): ListedEntry[] {
 
 function namedLabel(tool: string, namer: Namer): string {
   return `an entry of the result of ${tool} that ${namer.source.label} named ("${namer.word}")`;
+}
+
+/** A call's key among a session's calls (ids are only unique within a session). */
+function callKey(sessionKey: string, toolCallId: string): string {
+  return `${sessionKey}\u0000${toolCallId}`;
 }

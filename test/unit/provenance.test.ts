@@ -1295,6 +1295,90 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     expect(cloned.engine.gate(call("exec", { sessionKey: "agent:main:coding", params: { command: "npm test", workdir: "widget" } })).outcome).toBe("block");
   });
 
+  /** A repository in the workspace with the owner's files, as git lays it out (enough for git's lookup). */
+  function repository(workspace: string) {
+    const app = join(workspace, "app");
+    for (const sub of [".git/objects", ".git/refs", "src"]) mkdirSync(join(app, sub), { recursive: true });
+    writeFileSync(join(app, ".git", "HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(app, "README.md"), "# app\n");
+    writeFileSync(join(app, "package.json"), "{}\n");
+    writeFileSync(join(app, "src", "a.ts"), "export const a = 1;\n");
+    writeFileSync(join(app, "src", "b.ts"), "export const b = 1;\n");
+    return app;
+  }
+
+  /** A command's result arrives (`details` as the host gives them). */
+  function finished(engine: Engine, id: string, sessionKey: string, details: Record<string, unknown> = {}) {
+    engine.observeResult({
+      toolName: "exec",
+      toolCallId: id,
+      sessionKey,
+      isSubagent: false,
+      content: { content: [{ type: "text", text: "Updating 1a2b..3c4d" }], details },
+    });
+  }
+
+  it("a pull labels only the files it changed: the owner's other files stay the owner's, and git there reads its own settings", () => {
+    const { engine, workspace } = makeEngine(ENFORCE);
+    const app = repository(workspace);
+    ownerSays(engine, "pull app", "agent:main:sync");
+    expect(engine.gate(call("exec", { sessionKey: "agent:main:sync", toolCallId: "p1", params: { command: "git -C app pull --ff-only" } })).outcome).toBe(
+      "allow",
+    );
+    writeFileSync(join(app, "src", "a.ts"), "export const a = 2; // from the remote\n");
+    finished(engine, "p1", "agent:main:sync");
+    // A fresh owner session: the README the pull did not touch is still the owner's.
+    ownerSays(engine, "what does the app readme say", "agent:main:read");
+    result(engine, "read", { path: "app/README.md" }, "# app", "r1", "agent:main:read");
+    expect(engine.store.peek("agent:main:read")?.trust).toBe("owner");
+    expect(engine.gate(call("exec", { sessionKey: "agent:main:read", params: { command: "git -C app status" } })).outcome).toBe("allow");
+    expect(engine.gate(call("exec", { sessionKey: "agent:main:read", params: { command: "git -C app commit -am wip" } })).cause).toMatchObject({
+      label: expect.stringContaining(join(app, "src", "a.ts")),
+    });
+    // The file the pull changed is the remote's text, and code that asks before it runs.
+    result(engine, "read", { path: "app/src/a.ts" }, "export const a = 2;", "r2", "agent:main:read");
+    expect(engine.store.peek("agent:main:read")?.trust).toBe("untrusted");
+    ownerSays(engine, "run the app tests", "agent:main:test");
+    const test = engine.gate(call("exec", { sessionKey: "agent:main:test", params: { command: "npm test", workdir: "app" } }));
+    expect(test.outcome).toBe("block");
+    expect(test.cause).toMatchObject({ kind: "file", label: expect.stringContaining(join(app, "src", "a.ts")) });
+  });
+
+  it("a pull whose result never came, or was left running, keeps the whole tree labelled", () => {
+    for (const details of [undefined, { status: "running", sessionId: "run-7" }]) {
+      const { engine, workspace } = makeEngine(ENFORCE);
+      repository(workspace);
+      ownerSays(engine, "pull app", "agent:main:sync");
+      expect(engine.gate(call("exec", { sessionKey: "agent:main:sync", toolCallId: "p1", params: { command: "git -C app pull" } })).outcome).toBe("allow");
+      if (details) finished(engine, "p1", "agent:main:sync", details);
+      ownerSays(engine, "what does the app readme say", "agent:main:read");
+      result(engine, "read", { path: "app/README.md" }, "# app", "r1", "agent:main:read");
+      expect(engine.store.peek("agent:main:read")?.trust).toBe("untrusted");
+    }
+  });
+
+  it("a checkout of what a fetch brought in labels what it wrote, and only that", () => {
+    const { engine, workspace } = makeEngine(ENFORCE);
+    const app = repository(workspace);
+    ownerSays(engine, "fetch app and switch to the feature branch", "agent:main:sync");
+    expect(engine.gate(call("exec", { sessionKey: "agent:main:sync", toolCallId: "f1", params: { command: "git -C app fetch origin" } })).outcome).toBe(
+      "allow",
+    );
+    finished(engine, "f1", "agent:main:sync");
+    // A later owner session checks the fetched branch out: what it writes came from the remote.
+    ownerSays(engine, "switch app to the feature branch", "agent:main:switch");
+    expect(engine.gate(call("exec", { sessionKey: "agent:main:switch", toolCallId: "c1", params: { command: "git -C app checkout feature" } })).outcome).toBe(
+      "allow",
+    );
+    writeFileSync(join(app, "src", "b.ts"), "export const b = 2; // the feature branch\n");
+    finished(engine, "c1", "agent:main:switch");
+    ownerSays(engine, "read both", "agent:main:read");
+    result(engine, "read", { path: "app/src/a.ts" }, "export const a = 1;", "r1", "agent:main:read");
+    expect(engine.store.peek("agent:main:read")?.trust).toBe("owner");
+    result(engine, "read", { path: "app/src/b.ts" }, "export const b = 2;", "r2", "agent:main:read");
+    expect(engine.store.peek("agent:main:read")?.trust).toBe("untrusted");
+  });
+
   it("notes and documents a lowered session saved are not code: the owner's tests still run", () => {
     const { engine } = lowered("agent:main:research");
     expect(engine.gate(call("write", { sessionKey: "agent:main:research", params: { path: "notes/desks.md", content: "# Desks" } })).outcome).toBe("allow");

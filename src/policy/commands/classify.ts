@@ -89,6 +89,11 @@ export interface CommandView {
    */
   readonly installs: readonly string[];
   /**
+   * The writes and fetches that update a repository's work tree where it stands (`git pull`,
+   * `git checkout`): only the files the command changes there are new.
+   */
+  readonly inPlace: readonly string[];
+  /**
    * Where git looks for its repository, as written ("." for the working directory). Git runs the
    * commands a repository's settings name (`core.fsmonitor`, aliases, a diff driver, a pager) even
    * for `git status`, so the trust of those settings is the trust of what the command runs.
@@ -184,6 +189,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       copies: [],
       fetches: [],
       installs: [],
+      inPlace: [],
       repositories: [],
       madeRepositories: [],
       network: true,
@@ -371,6 +377,7 @@ class Walker {
   private readonly copies: CopyFact[] = [];
   private readonly fetches: string[] = [];
   private readonly installs: string[] = [];
+  private readonly inPlace: string[] = [];
   private readonly irreversible: string[] = [];
   private readonly irreversibleActions: { id: string; action: string }[] = [];
   private readonly secrets: string[] = [];
@@ -415,6 +422,7 @@ class Walker {
       copies: this.copies,
       fetches: this.fetches,
       installs: this.installs,
+      inPlace: this.inPlace,
       repositories: this.repositories,
       madeRepositories: this.madeRepositories,
       network: this.network,
@@ -1088,10 +1096,16 @@ class Walker {
       this.read(ctx, b.implicit, where);
       if (follows) this.followLinks(ctx, b.implicit, undefined, where);
     }
-    if (b.writes && (!isRead || changed)) this.write(ctx, b.writes, where);
+    if (b.writes && (!isRead || changed)) {
+      this.write(ctx, b.writes, where);
+      if (b.inPlace) for (const p of this.paths(ctx, b.writes, where)) add(this.inPlace, p);
+    }
     if (!outside) {
       if (fetchTo !== undefined) this.fetch(ctx, fetchTo, base, b.kind === "install");
-      else if (b.fetches) this.fetch(ctx, b.fetches, where, b.kind === "install");
+      else if (b.fetches) {
+        this.fetch(ctx, b.fetches, where, b.kind === "install");
+        if (b.inPlace && !ctx.remote) for (const p of this.paths(ctx, b.fetches, where)) add(this.inPlace, p);
+      }
     }
     if (isRead && !b.inert && args.some((w) => w.dynamic)) this.notReadOnly(`${label} gets an argument only known at run time`);
   }

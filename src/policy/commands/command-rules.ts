@@ -191,6 +191,12 @@ const behaviourFields = {
   listFlags: flagList("with forbidden operands: flags that make operands patterns to list (git branch --list)"),
   network: Type.Optional(Type.Boolean({ description: "the program reaches the network" })),
   fetches: Type.Optional(Type.String({ minLength: 1, description: "where outside content lands, relative to the working directory (node_modules)" })),
+  inPlace: Type.Optional(
+    Type.Boolean({
+      description:
+        "with writes or fetches: the program updates the work tree of the repository it runs in, from its remote (git pull) or from what the repository holds (git checkout, merge): only the files it changes are new there",
+    }),
+  ),
   writes: Type.Optional(
     Type.String({
       minLength: 1,
