@@ -6,8 +6,8 @@ import type { TrustLevel } from "./trust.ts";
 const MAX_TREE_ENTRIES = 50_000;
 /** Most files an update may change and still be labelled one by one; more keep the whole-tree label. */
 const MAX_CHANGED_FILES = 2_000;
-/** Updates waiting for their result at once; an older one keeps its whole-tree label. */
-const MAX_PENDING = 64;
+/** Files remembered for updates waiting for their result, all together; past it the oldest keeps its whole-tree label. */
+const MAX_PENDING_FILES = 200_000;
 
 interface PendingUpdate {
   readonly root: string;
@@ -27,6 +27,7 @@ interface PendingUpdate {
  */
 export class WorkTreeUpdates {
   private readonly pending = new Map<string, PendingUpdate>();
+  private pendingFiles = 0;
   private readonly labels: FileLabels;
 
   constructor(labels: FileLabels) {
@@ -39,11 +40,13 @@ export class WorkTreeUpdates {
     if (key === undefined) return;
     const before = snapshotTree(root, MAX_TREE_ENTRIES);
     if (!before) return;
-    if (this.pending.size >= MAX_PENDING) {
-      const oldest = this.pending.keys().next().value;
-      if (oldest !== undefined) this.pending.delete(oldest);
+    this.take(key);
+    for (const oldest of this.pending.keys()) {
+      if (this.pendingFiles + before.size <= MAX_PENDING_FILES) break;
+      this.take(oldest);
     }
     this.pending.set(key, { root, seq, level, ...(by ? { by } : {}), before });
+    this.pendingFiles += before.size;
   }
 
   /**
@@ -52,15 +55,21 @@ export class WorkTreeUpdates {
    * whole-tree label stays.
    */
   finish(key: string, at: number, settled: boolean): void {
-    const update = this.pending.get(key);
-    if (!update) return;
-    this.pending.delete(key);
-    if (!settled) return;
+    const update = this.take(key);
+    if (!update || !settled) return;
     const after = snapshotTree(update.root, MAX_TREE_ENTRIES);
     if (!after) return;
     const changed = changedFiles(update.before, after);
     if (changed.length > MAX_CHANGED_FILES) return;
     for (const path of changed) this.labels.set(path, update.level, at, false, update.by);
     this.labels.remove(update.root, update.seq);
+  }
+
+  private take(key: string): PendingUpdate | undefined {
+    const update = this.pending.get(key);
+    if (!update) return undefined;
+    this.pending.delete(key);
+    this.pendingFiles -= update.before.size;
+    return update;
   }
 }
