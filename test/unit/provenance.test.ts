@@ -1344,6 +1344,22 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     expect(test.cause).toMatchObject({ kind: "file", label: expect.stringContaining(join(app, "src", "a.ts")) });
   });
 
+  it("a pull request checked out labels the files it brings, not the owner's others", () => {
+    const { engine, workspace } = makeEngine(ENFORCE);
+    const app = repository(workspace);
+    ownerSays(engine, "check out PR 42 in app", "agent:main:review");
+    expect(
+      engine.gate(call("exec", { sessionKey: "agent:main:review", toolCallId: "g1", params: { command: "gh pr checkout 42", workdir: "app" } })).outcome,
+    ).toBe("allow");
+    writeFileSync(join(app, "src", "b.ts"), "export const b = 42; // the pull request\n");
+    finished(engine, "g1", "agent:main:review");
+    ownerSays(engine, "read both", "agent:main:read");
+    result(engine, "read", { path: "app/README.md" }, "# app", "r1", "agent:main:read");
+    expect(engine.store.peek("agent:main:read")?.trust).toBe("owner");
+    result(engine, "read", { path: "app/src/b.ts" }, "export const b = 42;", "r2", "agent:main:read");
+    expect(engine.store.peek("agent:main:read")?.trust).toBe("untrusted");
+  });
+
   it("a pull whose result never came, or was left running, keeps the whole tree labelled", () => {
     for (const details of [undefined, { status: "running", sessionId: "run-7" }]) {
       const { engine, workspace } = makeEngine(ENFORCE);

@@ -1464,7 +1464,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         fetches: ".",
         fetchFlags: ["-D", "--dir", "-O", "--output"],
       },
-      { names: ["pr checkout"], kind: "network", network: true, fetches: "." },
+      { names: ["pr checkout"], kind: "network", network: true, fetches: ".", inPlace: true },
     ],
   },
   {
