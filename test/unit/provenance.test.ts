@@ -1307,6 +1307,12 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     return app;
   }
 
+  /** The session reads a workspace file: its trust afterwards. */
+  function trustAfterReading(engine: Engine, sessionKey: string, path: string, id: string) {
+    result(engine, "read", { path }, "(contents)", id, sessionKey);
+    return engine.store.peek(sessionKey)?.trust;
+  }
+
   /** A command's result arrives (`details` as the host gives them). */
   function finished(engine: Engine, id: string, sessionKey: string, details: Record<string, unknown> = {}) {
     engine.observeResult({
@@ -1329,15 +1335,13 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     finished(engine, "p1", "agent:main:sync");
     // A fresh owner session: the README the pull did not touch is still the owner's.
     ownerSays(engine, "what does the app readme say", "agent:main:read");
-    result(engine, "read", { path: "app/README.md" }, "# app", "r1", "agent:main:read");
-    expect(engine.store.peek("agent:main:read")?.trust).toBe("owner");
+    expect(trustAfterReading(engine, "agent:main:read", "app/README.md", "r1")).toBe("owner");
     expect(engine.gate(call("exec", { sessionKey: "agent:main:read", params: { command: "git -C app status" } })).outcome).toBe("allow");
     expect(engine.gate(call("exec", { sessionKey: "agent:main:read", params: { command: "git -C app commit -am wip" } })).cause).toMatchObject({
       label: expect.stringContaining(join(app, "src", "a.ts")),
     });
     // The file the pull changed is the remote's text, and code that asks before it runs.
-    result(engine, "read", { path: "app/src/a.ts" }, "export const a = 2;", "r2", "agent:main:read");
-    expect(engine.store.peek("agent:main:read")?.trust).toBe("untrusted");
+    expect(trustAfterReading(engine, "agent:main:read", "app/src/a.ts", "r2")).toBe("untrusted");
     ownerSays(engine, "run the app tests", "agent:main:test");
     const test = engine.gate(call("exec", { sessionKey: "agent:main:test", params: { command: "npm test", workdir: "app" } }));
     expect(test.outcome).toBe("block");
@@ -1354,10 +1358,8 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     writeFileSync(join(app, "src", "b.ts"), "export const b = 42; // the pull request\n");
     finished(engine, "g1", "agent:main:review");
     ownerSays(engine, "read both", "agent:main:read");
-    result(engine, "read", { path: "app/README.md" }, "# app", "r1", "agent:main:read");
-    expect(engine.store.peek("agent:main:read")?.trust).toBe("owner");
-    result(engine, "read", { path: "app/src/b.ts" }, "export const b = 42;", "r2", "agent:main:read");
-    expect(engine.store.peek("agent:main:read")?.trust).toBe("untrusted");
+    expect(trustAfterReading(engine, "agent:main:read", "app/README.md", "r1")).toBe("owner");
+    expect(trustAfterReading(engine, "agent:main:read", "app/src/b.ts", "r2")).toBe("untrusted");
   });
 
   it("a pull whose result never came, or was left running, keeps the whole tree labelled", () => {
@@ -1368,8 +1370,7 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
       expect(engine.gate(call("exec", { sessionKey: "agent:main:sync", toolCallId: "p1", params: { command: "git -C app pull" } })).outcome).toBe("allow");
       if (details) finished(engine, "p1", "agent:main:sync", details);
       ownerSays(engine, "what does the app readme say", "agent:main:read");
-      result(engine, "read", { path: "app/README.md" }, "# app", "r1", "agent:main:read");
-      expect(engine.store.peek("agent:main:read")?.trust).toBe("untrusted");
+      expect(trustAfterReading(engine, "agent:main:read", "app/README.md", "r1")).toBe("untrusted");
     }
   });
 
@@ -1389,10 +1390,8 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     writeFileSync(join(app, "src", "b.ts"), "export const b = 2; // the feature branch\n");
     finished(engine, "c1", "agent:main:switch");
     ownerSays(engine, "read both", "agent:main:read");
-    result(engine, "read", { path: "app/src/a.ts" }, "export const a = 1;", "r1", "agent:main:read");
-    expect(engine.store.peek("agent:main:read")?.trust).toBe("owner");
-    result(engine, "read", { path: "app/src/b.ts" }, "export const b = 2;", "r2", "agent:main:read");
-    expect(engine.store.peek("agent:main:read")?.trust).toBe("untrusted");
+    expect(trustAfterReading(engine, "agent:main:read", "app/src/a.ts", "r1")).toBe("owner");
+    expect(trustAfterReading(engine, "agent:main:read", "app/src/b.ts", "r2")).toBe("untrusted");
   });
 
   it("notes and documents a lowered session saved are not code: the owner's tests still run", () => {
