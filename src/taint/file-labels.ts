@@ -18,9 +18,10 @@ export interface FileLabel {
   readonly at: number;
   readonly tree: boolean;
   /**
-   * The trust of whoever chose the code, where it differs from `level`: what a call brought in from
-   * outside (an install, a pull, a clone) is others' text, `untrusted` to read, but the code the call
-   * chose to fetch, at the trust that call was made at. A build runs it as that (`codeLevel`).
+   * The trust of whoever chose the code, where it differs from `level`: what a package install
+   * brought in, or a fetch wrote into a git directory, is others' text, `untrusted` to read, but code
+   * (packages, settings) the call chose, at the trust that call was made at. A build, and git, run it
+   * as that (`codeLevel`).
    */
   readonly code?: TrustLevel;
   /** The session that wrote it, for the report. */
@@ -207,8 +208,8 @@ export class FileLabels {
     if (!covering) return;
     if (trustRank(codeLevel(covering)) < trustRank(above)) yield { path: dir, label: covering };
     else if (covering.code !== undefined) {
-      // A fetch made where the owner chose it (a pull) does not replace what an earlier, less trusted
-      // one put further down (a download into a directory above the build): that code is still there.
+      // An install the owner chose over a tree does not replace what an earlier, less trusted write
+      // put further down (a download into a directory above the build): that code is still there.
       for (let up: string | undefined = dir; up !== undefined; up = parentOf(up)) {
         const label = this.labels.get(up);
         if (label?.tree && label !== covering && trustRank(codeLevel(label)) < trustRank(above)) yield { path: dir, label };
