@@ -698,16 +698,52 @@ function addressList(v: string): string[] {
 }
 
 /**
- * A result that cannot carry an instruction: empty, an exit status, `ok`, a bare number or boolean.
- * It does not lower the session's trust.
+ * A result that cannot carry an instruction: empty, an exit status, `ok`, a bare number or boolean,
+ * or nothing but a package manager's own summary lines (`PACKAGE_SUMMARY`). It does not lower the
+ * session's trust.
  */
 export function isTrivialText(text: string): boolean {
+  if (text.length <= MAX_SUMMARY_TEXT && isPackageSummary(text)) return true;
   if (text.length > 96) return false;
   const t = text.trim();
   if (t === "") return true;
   return /^[\s\W]*(?:ok|okay|done|success|succeeded|true|false|null|none|yes|no|\(no output\)|no output|completed|(?:command )?(?:exited|completed|finished)?(?: with)? ?(?:exit )?(?:code|status)[:= ]*-?\d+|-?\d+(?:\.\d+)?)?[\s\W]*$/i.test(
     t,
   );
+}
+
+/** The longest result read as a package manager's summary. */
+const MAX_SUMMARY_TEXT = 1024;
+
+/**
+ * The lines a package manager prints about an install in its own words, with only counts and times
+ * in them (npm, uv): "added 612 packages, and audited 613 packages in 14s", "found 0
+ * vulnerabilities". No name, version, path or message from a package or a server fits one (a
+ * deprecation notice, a lifecycle script's output, a registry's error page), so a result made only
+ * of them carries nobody's words.
+ */
+const PACKAGE_SUMMARY: readonly RegExp[] = [
+  /^(?:(?:and )?(?:added|removed|changed|audited) \d+ packages?(?:, |,? and | ))+in \d+(?:\.\d+)?m?s$/,
+  /^up to date(?:, audited \d+ packages?)? in \d+(?:\.\d+)?m?s$/,
+  /^found \d+ vulnerabilit(?:y|ies)$/,
+  /^\d+ vulnerabilit(?:y|ies) \((?:\d+ (?:info|low|moderate|high|critical)(?:, )?)+\)$/,
+  /^\d+ packages? (?:is|are) looking for funding$/,
+  /^run `npm fund` for details$/,
+  /^to address (?:all|issues that do not require attention)(?: issues)?(?: \(including breaking changes\))?, run:$/,
+  /^npm audit fix(?: --force)?$/,
+  /^run `npm audit` for details\.?$/,
+  /^(?:resolved|prepared|installed|uninstalled|audited|built|checked) \d+ packages? in \d+(?:\.\d+)?m?s$/,
+];
+
+function isPackageSummary(text: string): boolean {
+  let lines = 0;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim().toLowerCase();
+    if (line === "") continue;
+    if (!PACKAGE_SUMMARY.some((re) => re.test(line))) return false;
+    lines++;
+  }
+  return lines > 0;
 }
 
 /**
