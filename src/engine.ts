@@ -14,6 +14,7 @@ import { type CallFacts, decidedModes, forRequester, runningSettings, withoutAll
 import { SessionTaint, trustAtCall, type ObservedResult, type SessionReport } from "./taint/session-taint.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./taint/session-store.ts";
 import { minTrust, type TrustLevel } from "./taint/trust.ts";
+import type { FileLabel } from "./taint/file-labels.ts";
 
 /**
  * The ClawOS engine: the face the host adapter and the /clawos command talk to. It owns the three
@@ -404,6 +405,35 @@ export class Engine {
   /** An authorized owner action (the caller checked who): the session returns to owner trust. Audited. */
   resetTrust(sessionKey: string, by: string): { from: TrustLevel; to: TrustLevel } {
     return this.taint.reset(sessionKey, by);
+  }
+
+  /**
+   * An authorized owner action (the caller checked who): the owner reviewed what is at `raw` (resolved
+   * as the agent's tools resolve it) and vouches for it, so its labels below owner give way. Audited,
+   * and so is a path that cannot be resolved or holds no label below owner (nothing changes then).
+   */
+  trustFile(raw: string, agentId: string | undefined, by: string): { ok: true; path: string; from: TrustLevel } | { ok: false; why: string } {
+    const shown = redactString(raw).slice(0, 200);
+    const forms = this.policy.resolvePath(raw, agentId);
+    const path = forms?.[0];
+    if (!forms || !path) {
+      this.audit.recordFile("file.refused", { path: shown, by, why: "not a local path" });
+      return { ok: false, why: `${JSON.stringify(shown)} is not a local path` };
+    }
+    const gone = this.taint.vouchFile(forms, by);
+    if (gone.length === 0) {
+      this.audit.recordFile("file.refused", { path, by, why: "no label below owner" });
+      return { ok: false, why: `ClawOS holds no label below owner for ${path} (/clawos files lists them)` };
+    }
+    const from = gone[0].level;
+    this.audit.recordFile("file.trusted", { path, from, labels: gone.length, by });
+    return { ok: true, path, from };
+  }
+
+  /** File labels below owner, newest first, for `/clawos files`; with how many there are and whether they hold. */
+  fileLabels(limit: number): { newest: { path: string; label: FileLabel }[]; counts: Record<TrustLevel, number>; problem?: string } {
+    const labels = this.taint.provenance.labels;
+    return { newest: labels.lowered(limit), counts: labels.countsByLevel(), ...(labels.problem ? { problem: labels.problem } : {}) };
   }
 
   /** A new session replaced this key's context (/new, /reset): it starts clean. */

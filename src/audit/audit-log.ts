@@ -86,10 +86,14 @@ type Pending =
   | { kind: "trust"; change: TrustChange; at: number }
   | { kind: "config"; change: ConfigChange; at: number }
   | { kind: "approval"; record: DecisionRecord; resolution: string }
-  | { kind: "grant"; event: GrantEvent; line: Record<string, unknown>; at: number };
+  | { kind: "grant"; event: GrantEvent; line: Record<string, unknown>; at: number }
+  | { kind: "file"; event: FileEvent; line: Record<string, unknown>; at: number };
 
 /** What happened to a grant: made, used by a call, expired, revoked, or a request for one refused. */
 export type GrantEvent = "grant.created" | "grant.used" | "grant.expired" | "grant.revoked" | "grant.refused";
+
+/** The owner vouched for a labelled file after reviewing it, or a request to was refused. */
+export type FileEvent = "file.trusted" | "file.refused";
 
 export interface AuditOptions {
   /** JSON-lines file; undefined keeps counters and the recent ring only. */
@@ -238,6 +242,10 @@ export class AuditLog {
     this.enqueue({ kind: "grant", event, line, at: this.now() });
   }
 
+  recordFile(event: FileEvent, line: Record<string, unknown>): void {
+    this.enqueue({ kind: "file", event, line, at: this.now() });
+  }
+
   recordTrustChange(change: TrustChange): void {
     this.counts.trustChanges++;
     this.enqueue({ kind: "trust", change, at: this.now() });
@@ -324,7 +332,7 @@ export class AuditLog {
         if (item.kind === "decision") this.logger.info(decisionLine(item.record), "decision");
         else if (item.kind === "approval") this.logger.info(approvalLine(item.record, item.resolution), "approval");
         else if (item.kind === "trust") this.logger.info(trustLine(item.change, item.at), item.change.event);
-        else if (item.kind === "grant") this.logger.info({ time: isoTime(item.at), ...item.line }, item.event);
+        else if (item.kind === "grant" || item.kind === "file") this.logger.info({ time: isoTime(item.at), ...item.line }, item.event);
         else this.logger.info({ time: isoTime(item.at), weakened: item.change.weakened, writers: item.change.writers }, "config.weakened");
         this.health.written++;
       } catch (error) {

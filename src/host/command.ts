@@ -1,8 +1,10 @@
 import { formatAudit, formatManifests, formatSession, formatStatus } from "../report/status.ts";
 import { formatGrants, grantText } from "../report/grant-list.ts";
+import { formatFileLabels } from "../report/file-list.ts";
 import { statusSnapshot, type ClawosRuntime } from "./runtime.ts";
 import type { CommandContext } from "./sdk.ts";
-import { isSubagentSessionKey } from "./session-keys.ts";
+import { redactString } from "../audit/redact.ts";
+import { agentOfSessionKey, isSubagentSessionKey } from "./session-keys.ts";
 
 /**
  * The `/clawos` command: status, session trust, the audit and rollout report, manifests, and the
@@ -10,7 +12,7 @@ import { isSubagentSessionKey } from "./session-keys.ts";
  */
 
 export const COMMAND_USAGE =
-  "Usage: /clawos [status | session | audit [n] | manifests [tool] | trust reset | grants | grants revoke <id> | grant <action> [for <duration>]]";
+  "Usage: /clawos [status | session | audit [n] | manifests [tool] | trust reset | files | files trust <path> | grants | grants revoke <id> | grant <action> [for <duration>]]";
 
 function parseCount(text: string | undefined, fallback: number): number {
   const n = Number.parseInt(text ?? "", 10);
@@ -55,6 +57,22 @@ export function handleCommand(runtime: ClawosRuntime, ctx: CommandContext): { te
       }
       const { from, to } = engine.resetTrust(sessionKey, who.by);
       return { text: `ClawOS: session ${sessionKey} trust reset from ${from} to ${to} by ${who.by}. This was recorded in the audit log.` };
+    }
+    case "files": {
+      if (args[1] === undefined) return { text: formatFileLabels(engine.fileLabels(20)) };
+      // A path may hold spaces: everything after "trust" is the path, as the owner typed it.
+      const raw = (str(ctx?.args) ?? "").trim().replace(/^files\s+trust\s*/, "");
+      if (args[1] !== "trust" || raw === "") return { text: "Usage: /clawos files | /clawos files trust <path>" };
+      const who = ownerAction(ctx);
+      if (!who.ok) {
+        engine.audit.recordFile("file.refused", { path: redactString(raw).slice(0, 200), by: who.by, why: "not the owner" });
+        return { text: `ClawOS: only the owner (or a gateway operator with operator.admin) can vouch for a file; ${who.by} is not. Nothing changed.` };
+      }
+      const result = engine.trustFile(raw, agentOfSessionKey(sessionKey), who.by);
+      if (!result.ok) return { text: `ClawOS: nothing changed: ${result.why}.` };
+      return {
+        text: `ClawOS: ${result.path} now counts as the owner's (it was ${result.from}), vouched for by ${who.by}, until a less trusted session writes it again. Recorded in the audit log.`,
+      };
     }
     case "grants": {
       if (args[1] === undefined) return { text: formatGrants(engine.listGrants(), Date.now(), engine.grants) };

@@ -19,6 +19,12 @@ export function loadHostSessionKeyClassifier(): Promise<void> {
   );
 }
 
+/** The agent a session key belongs to (`agent:<id>:...`), if it names one. */
+export function agentOfSessionKey(sessionKey: string | undefined): string | undefined {
+  const parts = sessionKey?.split(":");
+  return parts && parts[0] === "agent" && parts.length >= 3 && parts[1] ? parts[1] : undefined;
+}
+
 /**
  * Sub-agent and ACP child sessions: the host's classifier (the part after `agent:<id>:` starts
  * with `subagent:`) or our mirror of it, plus ACP children (`agent:<id>:acp:<uuid>`).

@@ -191,6 +191,11 @@ export class CompiledPolicy implements RulePolicy {
     return callFacts(entry.arguments, entry.modes, args, derivedPaths, agentId, this.callEnv, entry.environment);
   }
 
+  /** The absolute forms of a path as the host resolves it for a tool (see `PathResolver.resolve`). */
+  resolvePath(raw: string, agentId: string | undefined): readonly string[] | undefined {
+    return this.callEnv.resolver.resolve(raw, agentId, true);
+  }
+
   /** The git directories git uses from where it starts (`repositoriesFrom`), looked for on this host. */
   repositoriesFrom(starts: readonly string[]): string[] {
     return repositoriesFrom(this.callEnv.resolver, starts);

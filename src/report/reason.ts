@@ -109,7 +109,9 @@ function remedies(hits: readonly RuleHit[], tool: string, d: Decision): string {
     steps.push(`the owner grants it ahead of time with /clawos grant ${action.value} for 1h, or approves it when asked in a chat`);
   }
   if (d.cause?.kind === "file" && d.trustLimited) {
-    steps.push("review the file named above; if it is what the owner wants run, approve the call when asked in a chat");
+    steps.push(
+      "review the file named above; if it is what the owner wants run, approve the call when asked in a chat, or vouch for it with /clawos files trust <path>",
+    );
   } else if (hits.some((h) => h.requires !== undefined && h.rule !== "tool.name-invalid" && h.rule !== "tool.meta-unresolved")) {
     steps.push("start a new session (/new) or, after reviewing what entered it, run /clawos trust reset as the owner");
   }

@@ -93,6 +93,27 @@ export class FileLabels {
     return true;
   }
 
+  /**
+   * The owner reviewed what is at `path` and vouches for it: the labels below owner at or under it
+   * go, and it is labelled `owner` now (a directory as a whole), so an older directory label above
+   * it no longer covers it. Returns the labels that went, lowest first.
+   */
+  vouch(path: string, at: number, tree: boolean, by?: string): FileLabel[] {
+    const prefix = path.endsWith("/") ? path : `${path}/`;
+    const gone: FileLabel[] = [];
+    for (const [p, label] of this.labels) {
+      if ((p === path || p.startsWith(prefix)) && label.level !== "owner") {
+        gone.push(label);
+        this.labels.delete(p);
+        this.settingsReach.delete(p);
+      }
+    }
+    const covering = this.effective(path);
+    if (covering && covering.level !== "owner") gone.push(covering);
+    this.set(path, "owner", at, tree, by);
+    return gone.sort((a, b) => trustRank(a.level) - trustRank(b.level));
+  }
+
   /** A write that changes part of a file (edit, patch): the file keeps the lower of both. */
   merge(path: string, level: TrustLevel, at: number, fallback: TrustLevel, by?: string): void {
     const label = this.effective(path);
@@ -357,7 +378,7 @@ export function codeLevel(label: FileLabel): TrustLevel {
 const OLD_CLONE_SLACK_MS = 5_000;
 
 /** A `.git` part of a path: what is before it is the repository's directory. */
-const GIT_DIR_PART = /\/\.git(?=\/|$)/;
+export const GIT_DIR_PART = /\/\.git(?=\/|$)/;
 
 /** Whether `path` is `dir` or below it. */
 function atOrBelow(path: string, dir: string): boolean {

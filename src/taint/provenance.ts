@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import { isRegularFile, type FileCopy } from "../policy/touches.ts";
 import type { ArgumentRole } from "../policy/manifest-schema.ts";
 import { holdsSecret, redactString } from "../audit/redact.ts";
-import type { FileLabel, FileLabels } from "./file-labels.ts";
+import { GIT_DIR_PART, type FileLabel, type FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
 import { argumentForms, isTrivialText, normalizePath, privateShortName, scanValues } from "./values.ts";
@@ -330,9 +330,11 @@ export class Provenance {
    * The lowest trust of what running code in a directory reads: the directory's files by their
    * labels. Installed dependencies count as the code the install chose: what they print when the
    * project runs them is theirs to print, as for dependencies installed where ClawOS did not see it.
+   * So does what a fetch wrote into a git directory, unless the command runs git (`readsGit`),
+   * which prints the commits it holds: a build does not read them.
    */
-  treeTrust(dir: string, agentId: string | undefined, fallback: TrustLevel): TrustLevel {
-    const low = this.labels.lowestUnder(dir, (path) => this.settings.installed(path, agentId));
+  treeTrust(dir: string, agentId: string | undefined, fallback: TrustLevel, readsGit = true): TrustLevel {
+    const low = this.labels.lowestUnder(dir, (path) => this.settings.installed(path, agentId) || (!readsGit && GIT_DIR_PART.test(path)));
     const byPlace = this.labels.intact && this.settings.trusted(dir, agentId) ? "owner" : fallback;
     return low ? minTrust(low.level, byPlace) : byPlace;
   }

@@ -588,6 +588,22 @@ export class SessionTaint {
     }
   }
 
+  /**
+   * The owner vouches for what is at a path after reviewing it (the caller checked who): its labels
+   * below owner, and a directory's label above it that covers it, give way to an `owner` label.
+   * Returns the labels that went, lowest first; empty when nothing below owner applied there.
+   */
+  vouchFile(forms: readonly string[], by: string): FileLabel[] {
+    const labels = this.provenance.labels;
+    const gone: FileLabel[] = [];
+    for (const path of new Set(forms)) {
+      const low = labels.lowestUnder(path);
+      if (!low || low.level === "owner") continue;
+      gone.push(...labels.vouch(path, this.now(), isDirectory(path), by));
+    }
+    return gone.sort((a, b) => trustRank(a.level) - trustRank(b.level));
+  }
+
   /** A session's state for a report: loaded if it exists on disk, created at owner otherwise. */
   describe(sessionKey: string): SessionTrust {
     return this.store.peek(sessionKey) ?? this.store.get(sessionKey);
@@ -935,7 +951,7 @@ export class SessionTaint {
     }
     // Local build, test and version-control programs run the code in their directory: their output
     // is as trusted as the least trusted file written there.
-    if (view.local) return { level: this.provenance.treeTrust(command.cwd, agentId, declared) };
+    if (view.local) return { level: this.provenance.treeTrust(command.cwd, agentId, declared, view.repositories.length > 0) };
     return undefined;
   }
 

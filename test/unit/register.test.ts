@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import plugin from "../../index.ts";
 import { resetRuntimeForTests } from "../../src/host/runtime.ts";
-import { recordingApi, type RecordedApi } from "../helpers/fixtures.ts";
+import { ctxOf, MAIN, recordingApi, registered, type RecordedApi } from "../helpers/fixtures.ts";
 
 const OWNER_CTX = { agentId: "main", sessionKey: "agent:main:main", sessionId: "s1", requester: { channel: "webchat", senderId: "op", senderIsOwner: true } };
 
@@ -157,6 +157,49 @@ describe("index.ts register(api)", () => {
       .split("\n")
       .map((l) => JSON.parse(l));
     expect(lines.some((l) => l.event === "trust.reset" && /operator.admin/.test(l.by))).toBe(true);
+  });
+
+  it("/clawos files lists what is labelled below owner; files trust lets the owner vouch for a file, and is audited", () => {
+    const r = registered();
+    const workspace = join(r.rec.stateDir, "workspace");
+    mkdirSync(join(workspace, "notes"), { recursive: true });
+    const lowered = ctxOf("agent:main:research");
+    r.taint(lowered);
+    expect(r.gate("write", { path: "notes/desks.md", content: "# Desks" }, lowered)?.block).toBeFalsy();
+    writeFileSync(join(workspace, "notes", "desks.md"), "# Desks\n");
+    const list = r.command("files");
+    expect(list).toContain("1 below owner");
+    expect(list).toContain(`- untrusted ${join(workspace, "notes", "desks.md")}`);
+    expect(list).toContain("/clawos files trust <path>");
+    // Only the owner (or operator.admin) vouches; a path with nothing below owner changes nothing.
+    expect(r.command("files trust notes/desks.md", { sessionKey: MAIN, senderIsOwner: false, channel: "telegram", senderId: "31337" })).toContain(
+      "Nothing changed",
+    );
+    expect(r.command("files trust notes/other.md")).toContain("no label below owner");
+    expect(r.command("files trust")).toContain("Usage: /clawos files");
+    expect(r.command("files trust notes/desks.md")).toContain("now counts as the owner's (it was untrusted)");
+    expect(r.command("files")).toContain("0 below owner");
+    // A fresh owner session reads it and stays at owner: the next command runs.
+    const fresh = ctxOf("agent:main:coding");
+    const id = "read-1";
+    expect(r.gate("read", { path: "notes/desks.md" }, fresh, id)?.block).toBeFalsy();
+    r.rec.fire(
+      "after_tool_call",
+      { toolName: "read", params: { path: "notes/desks.md" }, toolCallId: id, result: { content: [{ type: "text", text: "# Desks" }], details: {} } },
+      fresh,
+    );
+    expect(r.gate("exec", { command: "touch notes/seen" }, fresh)?.block).toBeFalsy();
+    r.rec.fire("gateway_stop", {}, {});
+    const lines = readFileSync(join(r.rec.stateDir, "clawos", "audit.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.event === "file.refused").map((l) => l.why)).toEqual(["not the owner", "no label below owner"]);
+    expect(lines.find((l) => l.event === "file.trusted")).toMatchObject({
+      path: join(workspace, "notes", "desks.md"),
+      from: "untrusted",
+      by: expect.stringContaining("owner"),
+    });
   });
 
   it("an invalid config blocks every call and says which field is wrong", () => {
