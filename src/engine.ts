@@ -11,6 +11,7 @@ import { ApprovalSurfaces } from "./taint/surfaces.ts";
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
 import type { ResolvedTool } from "./policy/tool-names.ts";
 import { type CallFacts, decidedModes, forRequester, runningSettings, withoutAllowRule } from "./policy/touches.ts";
+import { runningId } from "./taint/background-runs.ts";
 import { SessionTaint, trustAtCall, type ObservedResult, type SessionReport } from "./taint/session-taint.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./taint/session-store.ts";
 import { minTrust, type TrustLevel } from "./taint/trust.ts";
@@ -181,10 +182,13 @@ export class Engine {
       }
       this.taint.afterCall(call, tool, decision, facts);
       if (facts && decision.outcome === "allow") this.noteProtectedWrites(call, decision, facts.touches);
+      this.notePathChanges(call, decision);
       this.audit.recordDecision(decision, contextOf(call, lowered));
       return decision;
     } catch (error) {
       const decision = internalErrorDecision(String(call.toolName), tool ? policy.modeFor(tool) : policy.enforcement.mode, error);
+      // Whatever a call decided by an error does, nothing resolved before it is reused.
+      if (decision.effect !== "block") this.host.resolver.changing?.(call.toolCallId, true);
       try {
         this.audit.recordDecision(decision, contextOf(call, []));
       } catch {
@@ -355,6 +359,8 @@ export class Engine {
         });
         this.audit.recordGrant("grant.created", { ...grantLine(grant), toolCallId: call.toolCallId });
       }
+      // A call that will not run now moves nothing.
+      if (!approved && call.toolCallId) this.host.resolver.changed?.(call.toolCallId, false);
       if (approved) {
         const policy = this.policy;
         const tool = policy.resolve(call.toolName, call.params, call.toolKind);
@@ -369,7 +375,18 @@ export class Engine {
 
   /** A tool result entered its session; what it brought in, or undefined when nothing did. */
   observeResult(result: ToolResult): ObservedResult | undefined {
+    if (result.toolCallId) this.host.resolver.changed?.(result.toolCallId, runningId(result.content) !== undefined);
     return this.taint.observeResult(result);
+  }
+
+  /**
+   * A call that runs (or may, once approved) and can rename, delete or link files: the resolver
+   * stops reusing real paths until its result (see `pathEffect`).
+   */
+  private notePathChanges(call: ToolCall, decision: Decision): void {
+    if (decision.effect === "block") return;
+    const effect = this.policy.pathEffect(decision);
+    if (effect !== "none") this.host.resolver.changing?.(call.toolCallId, effect === "lasting");
   }
 
   /** A model run is about to start: input another session sent lowers this one before the model sees it. */

@@ -4,6 +4,7 @@ import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { HostLocations } from "../policy/path-rules.ts";
 import type { HostSettings, PathResolver } from "../policy/touches.ts";
+import { RealPathMemo } from "./real-paths.ts";
 
 /**
  * Where OpenClaw keeps things and how its file tools read a path, worked out the way the installed
@@ -30,7 +31,15 @@ export interface HostEnvInputs {
   readonly audit: string;
   readonly sessions: string;
   readonly platform?: NodeJS.Platform;
+  /** Where real paths are remembered between calls (default: the process's one); false: nowhere. */
+  readonly realPaths?: RealPathMemo | false;
 }
+
+/**
+ * The process's memo of real paths: one file system, so one memo for every plugin runtime and
+ * config reload in the process (a call a reload's new resolver did not see still keeps it off).
+ */
+export const processRealPaths = new RealPathMemo();
 
 type Json = Record<string, unknown>;
 
@@ -92,6 +101,7 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
   const config = obj(inputs.openclawConfig);
   const platform = inputs.platform ?? process.platform;
   const pluginId = inputs.pluginId ?? "clawos";
+  const memo = inputs.realPaths === false ? undefined : (inputs.realPaths ?? processRealPaths);
   const state = resolve(inputs.stateDir);
   const configPath = text(env.OPENCLAW_CONFIG_PATH) ? userPath(env.OPENCLAW_CONFIG_PATH as string, env) : join(state, "openclaw.json");
   const defaultAgent = defaultAgentId(config);
@@ -141,9 +151,16 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
       if (p.startsWith("@")) p = p.slice(1);
       if (p === "~" || p.startsWith("~/")) p = locations.home + p.slice(1);
       const spelled = isAbsolute(p) ? resolve(p) : resolve(workspaceFor(agentId), p);
-      const real = (existing && realOfExisting(spelled)) || realOf(spelled);
+      let real = memo?.get(spelled);
+      if (real === undefined) {
+        const found = existing ? realOfExisting(spelled) : undefined;
+        real = found ?? realOf(spelled, 0, memo ? (path) => memo.set(spelled, path) : undefined);
+        if (found !== undefined) memo?.set(spelled, found);
+      }
       return real && real !== spelled ? [spelled, real] : [spelled];
     },
+    changing: memo ? (callId, lasting) => memo.changing(callId, lasting) : undefined,
+    changed: memo ? (callId, lasting) => memo.changed(callId, lasting) : undefined,
     linksBelow: (dir, names, budget) => linksBelow(dir, names, budget, platform === "darwin" || platform === "win32"),
     gitDirAt,
   };
@@ -186,7 +203,7 @@ function realOfExisting(path: string): string | undefined {
  * Written with calls that report a missing file without throwing: this runs on every call with a
  * path argument, and an exception per missing level costs more than the whole decision.
  */
-function realOf(path: string, depth = 0): string | undefined {
+function realOf(path: string, depth = 0, existed?: (real: string) => void): string | undefined {
   let head = path;
   const rest: string[] = [];
   for (;;) {
@@ -208,9 +225,16 @@ function realOf(path: string, depth = 0): string | undefined {
     if (parent === head) return undefined;
     rest.push(basename(head));
     head = parent;
+    // A new file in a directory that exists (a write's usual path): the directory's real path in one call.
+    if (rest.length === 1) {
+      const real = realOfExisting(head);
+      if (real !== undefined) return join(real, rest[0] as string);
+    }
   }
   const real = realOfExisting(head);
   if (real === undefined) return undefined;
+  // The path itself exists (no level was missing, no dangling link followed): its answer may be remembered.
+  if (rest.length === 0 && depth === 0) existed?.(real);
   return rest.length ? join(real, ...rest.reverse()) : real;
 }
 

@@ -5,7 +5,7 @@ import { ownerAddressesOf, type OwnerAddress } from "../taint/owner-addresses.ts
 import { SenderSet } from "../taint/sender-set.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import type { TrustLevel } from "../taint/trust.ts";
-import { CapabilityTable } from "./capabilities.ts";
+import { CapabilityTable, type PathEffect, pathEffectOf } from "./capabilities.ts";
 import { causeOf, decide, type Decision, type RulePolicy } from "./decision.ts";
 import { DecisionMemo } from "./decision-memo.ts";
 import type { ManifestEntry, ManifestRegistry } from "./manifests.ts";
@@ -189,6 +189,14 @@ export class CompiledPolicy implements RulePolicy {
     if (!entry || (entry.arguments.length === 0 && entry.modes.length === 0)) return undefined;
     const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
     return callFacts(entry.arguments, entry.modes, args, derivedPaths, agentId, this.callEnv, entry.environment);
+  }
+
+  /**
+   * Whether a decided call can change which file a path reaches. A tool without a manifest may do
+   * anything while it runs; what it leaves running is bounded by the resolver's own time limit.
+   */
+  pathEffect(decision: Pick<Decision, "manifested" | "capabilities">): PathEffect {
+    return decision.manifested ? pathEffectOf(decision.capabilities) : "running";
   }
 
   /** The absolute forms of a path as the host resolves it for a tool (see `PathResolver.resolve`). */

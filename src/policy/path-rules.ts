@@ -95,6 +95,7 @@ interface BelowRule {
 
 /** How many directories' secretBelow answers are kept per workspace. */
 const MAX_BELOW_SEEN = 4096;
+const MAX_MATCH_SEEN = 4096;
 
 /** More alternatives than this and a pattern is taken to reach below every directory. */
 const MAX_BRACE_ALTERNATIVES = 64;
@@ -121,6 +122,8 @@ export class PathRules {
   private readonly belowByWorkspace = new Map<string, BelowRule[]>();
   /** secretBelow's answers per workspace (false: none), emptied when full. */
   private readonly belowSeen = new Map<string, Map<string, PathMatch | false>>();
+  /** match's answers per workspace (false: none), emptied when full. */
+  private readonly matchSeen = new Map<string, Map<string, PathMatch | false>>();
   private readonly writableFixed: RegExp[];
   private readonly writableByWorkspace = new Map<string, RegExp[]>();
   readonly locations: HostLocations;
@@ -139,6 +142,21 @@ export class PathRules {
   /** The first rule a path matches, or undefined when none does. */
   match(path: string, agentId: string | undefined): PathMatch | undefined {
     const workspace = this.locations.workspaceFor(agentId);
+    // The answer depends on the rules and the path's spelling only (no filesystem): it is kept.
+    let known = this.matchSeen.get(workspace);
+    const seen = known?.get(path);
+    if (seen !== undefined) return seen || undefined;
+    const found = this.firstMatch(path, workspace);
+    if (!known || known.size >= MAX_MATCH_SEEN) {
+      if (this.matchSeen.size > 64) this.matchSeen.clear();
+      known = new Map();
+      this.matchSeen.set(workspace, known);
+    }
+    known.set(path, found ?? false);
+    return found;
+  }
+
+  private firstMatch(path: string, workspace: string): PathMatch | undefined {
     const rules = this.workspaceMatchers(workspace);
     const m = rules.all.exec(path);
     if (!m) return undefined;

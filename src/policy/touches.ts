@@ -33,6 +33,14 @@ export interface PathResolver {
    * `.git` (and where a `.git` file points) or `dir` itself when bare; undefined when none is there.
    */
   gitDirAt(dir: string): readonly string[] | undefined;
+  /**
+   * A call that may rename, delete or link files was let through (its id): a resolver that
+   * remembers answers stops until `changed` reports its result. `lasting`: what it starts outlives
+   * the call (a child session, a scheduled command), so answers are not remembered again.
+   */
+  changing?(callId: string | undefined, lasting: boolean): void;
+  /** The result of a call arrived; `lasting`: it left something running (a background command). */
+  changed?(callId: string, lasting: boolean): void;
 }
 
 /** Host settings a manifest's modes can name (e.g. `codeMode.executor`), per agent. */

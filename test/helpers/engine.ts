@@ -9,6 +9,7 @@ import { Engine } from "../../src/engine.ts";
 import { SessionStore } from "../../src/taint/session-store.ts";
 import { buildRegistry } from "../../src/host/runtime.ts";
 import { hostEnvironment } from "../../src/host/host-env.ts";
+import type { RealPathMemo } from "../../src/host/real-paths.ts";
 import type { OperatorContext } from "../../src/cli/operator-cli.ts";
 import { nextId, OWNER, pinBlocks } from "./fixtures.ts";
 
@@ -48,7 +49,7 @@ export interface TestEngine {
 
 export function makeEngine(
   raw: unknown = {},
-  options: { dir?: string; durable?: boolean; openclawConfig?: unknown; env?: NodeJS.ProcessEnv } = {},
+  options: { dir?: string; durable?: boolean; openclawConfig?: unknown; env?: NodeJS.ProcessEnv; realPaths?: RealPathMemo | false } = {},
 ): TestEngine {
   const config = makeConfig(raw);
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "clawos-test-"));
@@ -64,6 +65,7 @@ export function makeEngine(
     clawos: join(state, "clawos"),
     audit: auditFile,
     sessions: join(dir, "sessions"),
+    ...(options.realPaths !== undefined ? { realPaths: options.realPaths } : {}),
   });
   const engine = new Engine({
     config,

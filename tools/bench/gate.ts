@@ -60,7 +60,11 @@ async function grow(target: number): Promise<void> {
   await tick();
 }
 
-type Make = (i: number) => { event: Record<string, unknown>; ctx: Record<string, unknown>; expectBlock: boolean };
+type Call = { event: Record<string, unknown>; ctx: Record<string, unknown>; expectBlock: boolean };
+type Make = (i: number) => Call & {
+  /** Untimed, before the timed call: another session's call and its result (what runs between two of this one). */
+  before?: Call;
+};
 const outerIds: string[] = [];
 
 const scenarios: Array<{ name: string; make: Make }> = [
@@ -70,6 +74,26 @@ const scenarios: Array<{ name: string; make: Make }> = [
       const key = clean[rand(clean.length)];
       const id = nextId();
       return {
+        event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" },
+        ctx: callCtx(key, "read", id),
+        expectBlock: false,
+      };
+    },
+  },
+  {
+    // The same read right after another session wrote a file: real paths are worked out again.
+    name: "re-resolved read (after a write elsewhere)",
+    make: (i) => {
+      const key = clean[rand(clean.length)];
+      const writer = clean[rand(clean.length)];
+      const id = nextId();
+      const wid = nextId();
+      return {
+        before: {
+          event: { toolName: "write", params: { path: `notes/out-${i % 100}.md`, content: "x" }, toolCallId: wid, runId: "run-1" },
+          ctx: callCtx(writer, "write", wid),
+          expectBlock: false,
+        },
         event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" },
         ctx: callCtx(key, "read", id),
         expectBlock: false,
@@ -175,7 +199,23 @@ const scenarios: Array<{ name: string; make: Make }> = [
   },
 ];
 /** The scenarios measured one call at a time (the two tool_call ones are measured as pairs). */
-const single = scenarios.filter((_, i) => i !== 4 && i !== 5);
+const pairIndex = scenarios.findIndex((s) => s.name.startsWith("tool_call (outer"));
+const single = scenarios.filter((_, i) => i !== pairIndex && i !== pairIndex + 1);
+
+type GateAnswer = { block?: boolean; requireApproval?: { onResolution?: (resolution: string) => void } } | undefined;
+
+/**
+ * What the host does after the gate (untimed), which ends the call as ClawOS sees it: the result of
+ * a call that ran, for a call put to the owner the owner's answer (deny: nobody approves in a
+ * benchmark). The results are empty, which changes no session's trust: each scenario keeps the
+ * sessions it was written for.
+ */
+function deliver(c: Call, answer: GateAnswer): void {
+  if (answer?.requireApproval) answer.requireApproval.onResolution?.("deny");
+  if (answer?.block === true || answer?.requireApproval !== undefined) return;
+  const { toolName, params, toolCallId } = c.event as { toolName: string; params: unknown; toolCallId: string };
+  afterToolCall({ toolName, params, toolCallId, result: { content: [] } }, c.ctx);
+}
 
 async function measure(make: Make, count: number, record: boolean) {
   const samples = new Float64Array(count);
@@ -188,13 +228,17 @@ async function measure(make: Make, count: number, record: boolean) {
     const w0 = process.hrtime.bigint();
     for (let i = start; i < end; i++) {
       const c = calls[i - start];
+      if (c.before) {
+        deliver(c.before, evaluate(c.before.event, c.before.ctx) as GateAnswer);
+      }
       const t0 = process.hrtime.bigint();
-      const result = evaluate(c.event, c.ctx) as { block?: boolean; requireApproval?: unknown } | undefined;
+      const result = evaluate(c.event, c.ctx) as GateAnswer;
       const t1 = process.hrtime.bigint();
       samples[i] = Number(t1 - t0) / 1000;
       // A call put to the owner does not run unless they approve it: stopped, as a block is.
       const stopped = result?.block === true || result?.requireApproval !== undefined;
       if (stopped !== c.expectBlock) wrong++;
+      deliver(c, result);
     }
     await tick(); // the audit drain runs here, as it would between tool calls
     wall += process.hrtime.bigint() - w0;
@@ -212,8 +256,8 @@ async function measurePair(count: number) {
     const end = Math.min(count, start + BATCH);
     const w0 = process.hrtime.bigint();
     for (let i = start; i < end; i++) {
-      const a = scenarios[4].make(i);
-      const b = scenarios[5].make(i);
+      const a = scenarios[pairIndex].make(i);
+      const b = scenarios[pairIndex + 1].make(i);
       let t0 = process.hrtime.bigint();
       const r1 = evaluate(a.event, a.ctx);
       let t1 = process.hrtime.bigint();
@@ -299,8 +343,8 @@ for (const size of sizes) {
     if (only && !only.has("tool_call")) continue;
     await measurePair(round === 0 ? warmup : 1000);
     const pair = await measurePair(iterations);
-    keep(scenarios[4].name, size, pair.outer, pair.wrong, (2 * iterations) / pair.wallSeconds);
-    keep(scenarios[5].name, size, pair.inner, pair.wrong, (2 * iterations) / pair.wallSeconds);
+    keep(scenarios[pairIndex].name, size, pair.outer, pair.wrong, (2 * iterations) / pair.wallSeconds);
+    keep(scenarios[pairIndex + 1].name, size, pair.inner, pair.wrong, (2 * iterations) / pair.wallSeconds);
   }
   if (!only) drainRows.push({ sessions: size, ...summarize(await withDrain(5000)) });
 }
