@@ -70,6 +70,13 @@ export class RealPathMemo {
     if (lasting) this.off = true;
   }
 
+  /** Forgets everything, calls running included (tests only: a new runtime in the same process). */
+  resetForTests(): void {
+    this.entries.clear();
+    this.running.clear();
+    this.off = false;
+  }
+
   /** Whether answers are remembered now (for status and tests). */
   get remembering(): boolean {
     return !this.off && this.running.size === 0;

@@ -6,7 +6,7 @@ import { AuditLog } from "../audit/audit-log.ts";
 import { resolveConfig } from "../config/config.ts";
 import type { ClawosConfig } from "../config/config-schema.ts";
 import { Engine } from "../engine.ts";
-import { hostEnvironment, type CallHost } from "./host-env.ts";
+import { hostEnvironment, processRealPaths, type CallHost } from "./host-env.ts";
 import { weakenings } from "../config/weakening.ts";
 import { builtinManifestDir, loadManifestDir, ManifestRegistry, unknownCapabilityWarnings, validateManifest, type ManifestLoad } from "../policy/manifests.ts";
 import { CapabilityTable } from "../policy/capabilities.ts";
@@ -240,6 +240,8 @@ export function obtainRuntime(inputs: RuntimeInputs): ClawosRuntime {
 /** Drops the process runtime as a process exit would: flushed and closed (tests, replay). */
 export function resetRuntimeForTests(): void {
   const global = globalThis as { [RUNTIME_KEY]?: ClawosRuntime };
+  // A new runtime in a test is a new process: calls the old one let through are not running.
+  processRealPaths.resetForTests();
   const runtime = global[RUNTIME_KEY];
   if (!runtime) return;
   runtime.engine.close();

@@ -2,6 +2,7 @@
 // it counts what the warm gate does (file system calls, hashing, serialisation, event-loop
 // scheduling) and what a tracked session keeps in memory. The figures are in docs/performance.md.
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -60,8 +61,8 @@ function afterResult(sessionKey: string, toolName: string, result: unknown = { c
 }
 
 /**
- * A path argument is resolved on the filesystem at every call (a symlink can change between calls):
- * that is exists, lstat, realpath and readlink, a bounded few per path. Anything else on the disk is a regression.
+ * A path argument is resolved on the filesystem unless its real path was kept (nothing can have moved
+ * it since): exists, lstat, realpath and readlink, a bounded few per path. Anything else on the disk is a regression.
  */
 const PATH_RESOLUTION = new Set(["existsSync", "lstatSync", "realpathSync", "readlinkSync"]);
 function beyondPathResolution(fs: Record<string, number>): Record<string, number> {
@@ -166,6 +167,19 @@ describe("hot path guard (counts, not timings)", () => {
     expect(beyondPathResolution(c.fs)).toEqual({});
     expect(c.createHash).toBe(0);
     expect(c.stringify).toBe(0);
+  });
+
+  it("a file read again while nothing can have moved it has its path resolved once", () => {
+    const file = fileURLToPath(import.meta.url);
+    expect(evaluate("agent:main:clean", "read", { path: file })).toBeUndefined();
+    const c = counted(() => {
+      for (let i = 0; i < 200; i++) expect(evaluate(i % 2 ? "agent:main:clean" : "agent:main:tainted", "read", { path: file })).toBeUndefined();
+    });
+    expect(c.fs).toEqual({});
+    // A call that may move files (a write) makes the next read resolve its path again.
+    expect(evaluate("agent:main:clean", "write", { path: "notes.md", content: "x" })).toBeUndefined();
+    const again = counted(() => evaluate("agent:main:clean", "read", { path: file }));
+    expect(pathResolutionCalls(again.fs)).toBeGreaterThan(0);
   });
 
   it("a call without path arguments (nor paths in its command) touches no file at all", () => {
