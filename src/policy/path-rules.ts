@@ -94,8 +94,23 @@ interface BelowRule {
 }
 
 /** How many directories' secretBelow answers are kept per workspace. */
-const MAX_BELOW_SEEN = 4096;
-const MAX_MATCH_SEEN = 4096;
+/** Answers kept per workspace (`match`, `secretBelow`) before that workspace's are emptied. */
+const MAX_SEEN = 4096;
+
+/**
+ * Keeps an answer that depends on the rules and a path's spelling only (no filesystem), per
+ * workspace; a full workspace's answers, or too many workspaces, are emptied. Returns the answer.
+ */
+function keep(store: Map<string, Map<string, PathMatch | false>>, workspace: string, path: string, found: PathMatch | undefined): PathMatch | undefined {
+  let known = store.get(workspace);
+  if (!known || known.size >= MAX_SEEN) {
+    if (store.size > 64) store.clear();
+    known = new Map();
+    store.set(workspace, known);
+  }
+  known.set(path, found ?? false);
+  return found;
+}
 
 /** More alternatives than this and a pattern is taken to reach below every directory. */
 const MAX_BRACE_ALTERNATIVES = 64;
@@ -142,18 +157,9 @@ export class PathRules {
   /** The first rule a path matches, or undefined when none does. */
   match(path: string, agentId: string | undefined): PathMatch | undefined {
     const workspace = this.locations.workspaceFor(agentId);
-    // The answer depends on the rules and the path's spelling only (no filesystem): it is kept.
-    let known = this.matchSeen.get(workspace);
-    const seen = known?.get(path);
+    const seen = this.matchSeen.get(workspace)?.get(path);
     if (seen !== undefined) return seen || undefined;
-    const found = this.firstMatch(path, workspace);
-    if (!known || known.size >= MAX_MATCH_SEEN) {
-      if (this.matchSeen.size > 64) this.matchSeen.clear();
-      known = new Map();
-      this.matchSeen.set(workspace, known);
-    }
-    known.set(path, found ?? false);
-    return found;
+    return keep(this.matchSeen, workspace, path, this.firstMatch(path, workspace));
   }
 
   private firstMatch(path: string, workspace: string): PathMatch | undefined {
@@ -186,8 +192,7 @@ export class PathRules {
    */
   secretBelow(dir: string, agentId: string | undefined): PathMatch | undefined {
     const workspace = this.locations.workspaceFor(agentId);
-    let known = this.belowSeen.get(workspace);
-    const seen = known?.get(dir);
+    const seen = this.belowSeen.get(workspace)?.get(dir);
     if (seen !== undefined) return seen || undefined;
     let found: PathMatch | undefined;
     const names = dir.split("/").filter(Boolean);
@@ -197,14 +202,7 @@ export class PathRules {
         break;
       }
     }
-    // The answer depends on the rules and the path's spelling only (no filesystem): it is kept.
-    if (!known || known.size >= MAX_BELOW_SEEN) {
-      if (this.belowSeen.size > 64) this.belowSeen.clear();
-      known = new Map();
-      this.belowSeen.set(workspace, known);
-    }
-    known.set(dir, found ?? false);
-    return found;
+    return keep(this.belowSeen, workspace, dir, found);
   }
 
   private belowRules(workspace: string): BelowRule[] {
