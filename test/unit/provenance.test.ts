@@ -1328,6 +1328,11 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     return engine.store.peek(sessionKey)?.trust;
   }
 
+  /** The owner's command that updates the tree is let through (its result comes with `finished`). */
+  function started(engine: Engine, id: string, sessionKey: string, params: Record<string, unknown>) {
+    expect(engine.gate(call("exec", { sessionKey, toolCallId: id, params })).outcome).toBe("allow");
+  }
+
   /** A command's result arrives (`details` as the host gives them). */
   function finished(engine: Engine, id: string, sessionKey: string, details: Record<string, unknown> = {}) {
     engine.observeResult({
@@ -1343,9 +1348,7 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     const { engine, workspace } = makeEngine(ENFORCE);
     const app = repository(workspace);
     ownerSays(engine, "pull app", "agent:main:sync");
-    expect(engine.gate(call("exec", { sessionKey: "agent:main:sync", toolCallId: "p1", params: { command: "git -C app pull --ff-only" } })).outcome).toBe(
-      "allow",
-    );
+    started(engine, "p1", "agent:main:sync", { command: "git -C app pull --ff-only" });
     writeFileSync(join(app, "src", "a.ts"), "export const a = 2; // from the remote\n");
     finished(engine, "p1", "agent:main:sync");
     // A fresh owner session: the README the pull did not touch is still the owner's.
@@ -1367,9 +1370,7 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     const { engine, workspace } = makeEngine(ENFORCE);
     const app = repository(workspace);
     ownerSays(engine, "check out PR 42 in app", "agent:main:review");
-    expect(
-      engine.gate(call("exec", { sessionKey: "agent:main:review", toolCallId: "g1", params: { command: "gh pr checkout 42", workdir: "app" } })).outcome,
-    ).toBe("allow");
+    started(engine, "g1", "agent:main:review", { command: "gh pr checkout 42", workdir: "app" });
     writeFileSync(join(app, "src", "b.ts"), "export const b = 42; // the pull request\n");
     finished(engine, "g1", "agent:main:review");
     ownerSays(engine, "read both", "agent:main:read");
@@ -1382,7 +1383,7 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
       const { engine, workspace } = makeEngine(ENFORCE);
       repository(workspace);
       ownerSays(engine, "pull app", "agent:main:sync");
-      expect(engine.gate(call("exec", { sessionKey: "agent:main:sync", toolCallId: "p1", params: { command: "git -C app pull" } })).outcome).toBe("allow");
+      started(engine, "p1", "agent:main:sync", { command: "git -C app pull" });
       if (details) finished(engine, "p1", "agent:main:sync", details);
       ownerSays(engine, "what does the app readme say", "agent:main:read");
       expect(trustAfterReading(engine, "agent:main:read", "app/README.md", "r1")).toBe("untrusted");
@@ -1393,9 +1394,7 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     const { engine, workspace } = makeEngine(ENFORCE);
     repository(workspace);
     ownerSays(engine, "fetch app", "agent:main:sync");
-    expect(engine.gate(call("exec", { sessionKey: "agent:main:sync", toolCallId: "f1", params: { command: "git -C app fetch origin" } })).outcome).toBe(
-      "allow",
-    );
+    started(engine, "f1", "agent:main:sync", { command: "git -C app fetch origin" });
     finished(engine, "f1", "agent:main:sync");
     ownerSays(engine, "run the app tests", "agent:main:test");
     expect(result(engine, "exec", { command: "npm test", workdir: "app" }, "Tests: 12 passed, 12 total", "t1", "agent:main:test").outcome).toBe("allow");
@@ -1415,15 +1414,11 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     const { engine, workspace } = makeEngine(ENFORCE);
     const app = repository(workspace);
     ownerSays(engine, "fetch app and switch to the feature branch", "agent:main:sync");
-    expect(engine.gate(call("exec", { sessionKey: "agent:main:sync", toolCallId: "f1", params: { command: "git -C app fetch origin" } })).outcome).toBe(
-      "allow",
-    );
+    started(engine, "f1", "agent:main:sync", { command: "git -C app fetch origin" });
     finished(engine, "f1", "agent:main:sync");
     // A later owner session checks the fetched branch out: what it writes came from the remote.
     ownerSays(engine, "switch app to the feature branch", "agent:main:switch");
-    expect(engine.gate(call("exec", { sessionKey: "agent:main:switch", toolCallId: "c1", params: { command: "git -C app checkout feature" } })).outcome).toBe(
-      "allow",
-    );
+    started(engine, "c1", "agent:main:switch", { command: "git -C app checkout feature" });
     writeFileSync(join(app, "src", "b.ts"), "export const b = 2; // the feature branch\n");
     finished(engine, "c1", "agent:main:switch");
     ownerSays(engine, "read both", "agent:main:read");
