@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
 import { AuditSeal, type Integrity } from "./audit-seal.ts";
-import type { Decision } from "../policy/decision.ts";
+import type { Decision, RuleHit } from "../policy/decision.ts";
 import { isoTime } from "../report/iso-time.ts";
 import { blockReason } from "../report/reason.ts";
 import { ApprovalTally, offerFields, type ApprovalPatternRow } from "../report/approval-suggestions.ts";
@@ -123,7 +123,7 @@ export class AuditLog {
   /** would-block and block counts per tool and rule since start: the rollout report. */
   readonly byToolRule = new Map<string, RolloutRow>();
   readonly unmanifestedTools = new Map<string, number>();
-  private readonly rolloutRows = new WeakMap<Decision, RolloutRow[]>();
+  private readonly rolloutRows = new WeakMap<readonly RuleHit[], { readonly tool: string; readonly entries: RolloutRow[] }>();
   private readonly ring: DecisionRecord[] = [];
   private ringNext = 0;
   private readonly ringSize: number;
@@ -289,8 +289,10 @@ export class AuditLog {
   }
 
   private countRules(decision: Decision): void {
-    // Decisions are shared objects (memoized by the policy), so their rollout rows are found once.
-    let entries = this.rolloutRows.get(decision);
+    // Decisions are shared objects (memoized by the policy), and one that carries an approval or a
+    // grant offer is a copy that shares their rules: the rollout rows are found once per rules.
+    const known = this.rolloutRows.get(decision.rules);
+    let entries = known?.tool === decision.tool ? known.entries : undefined;
     if (!entries) {
       entries = decision.rules.map(({ rule }) => {
         const key = `${decision.tool}\u0000${rule}`;
@@ -301,7 +303,7 @@ export class AuditLog {
         }
         return entry;
       });
-      this.rolloutRows.set(decision, entries);
+      this.rolloutRows.set(decision.rules, { tool: decision.tool, entries });
     }
     for (const entry of entries) {
       if (decision.effect === "block") entry.block++;

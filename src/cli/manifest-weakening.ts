@@ -1,3 +1,4 @@
+import { PATH_EFFECTS, pathEffectOf } from "../policy/capabilities.ts";
 import type { Manifest } from "../policy/manifest-schema.ts";
 import type { ManifestEntry } from "../policy/manifests.ts";
 import { trustRank } from "../taint/trust.ts";
@@ -82,6 +83,11 @@ export function manifestChanges(builtin: Manifest, operator: Manifest): { change
   }
   if (builtin.provenance?.decisions === false && operator.provenance?.decisions !== false && (operator.arguments ?? []).length > 0) {
     changes.push("provenance decisions turned on (calls below the trust floor are allowed when their arguments came from trusted input)");
+  }
+  const builtinPaths = pathEffectOf(builtin.capabilities, builtin.pathChanges, builtin.capabilities);
+  const operatorPaths = pathEffectOf(operator.capabilities, operator.pathChanges, operator.capabilities);
+  if (PATH_EFFECTS.indexOf(operatorPaths) < PATH_EFFECTS.indexOf(builtinPaths)) {
+    changes.push(`pathChanges ${builtinPaths} → ${operatorPaths} (real paths stay kept across its calls: a symlink it moves is followed up to a second late)`);
   }
   return { changes, raisesOutputTrust: raisesOutputTrust || echoes };
 }

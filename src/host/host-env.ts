@@ -202,8 +202,12 @@ function realOfExisting(path: string): string | undefined {
  * dangling symlink on the way is followed to its target (writing through it creates the target).
  * Written with calls that report a missing file without throwing: this runs on every call with a
  * path argument, and an exception per missing level costs more than the whole decision.
+ *
+ * `settled` hears the answer when no dangling symlink was followed: then it stays right while
+ * nothing renames, deletes or links files. Creating the missing rest as plain files and
+ * directories (a write, `mkdir -p`) leaves it as it was.
  */
-function realOf(path: string, depth = 0, existed?: (real: string) => void): string | undefined {
+function realOf(path: string, depth = 0, settled?: (real: string) => void): string | undefined {
   let head = path;
   const rest: string[] = [];
   for (;;) {
@@ -228,14 +232,18 @@ function realOf(path: string, depth = 0, existed?: (real: string) => void): stri
     // A new file in a directory that exists (a write's usual path): the directory's real path in one call.
     if (rest.length === 1) {
       const real = realOfExisting(head);
-      if (real !== undefined) return join(real, rest[0] as string);
+      if (real !== undefined) return settle(join(real, rest[0] as string), settled);
     }
   }
   const real = realOfExisting(head);
   if (real === undefined) return undefined;
-  // The path itself exists (no level was missing, no dangling link followed): its answer may be remembered.
-  if (rest.length === 0 && depth === 0) existed?.(real);
-  return rest.length ? join(real, ...rest.reverse()) : real;
+  return settle(rest.length ? join(real, ...rest.reverse()) : real, settled);
+}
+
+/** Passes an answer on to `settled` (the walk after a dangling symlink has none: that answer is not kept). */
+function settle(real: string, settled: ((real: string) => void) | undefined): string {
+  settled?.(real);
+  return real;
 }
 
 /**

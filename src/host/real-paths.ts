@@ -44,7 +44,7 @@ export class RealPathMemo {
     return entry.real;
   }
 
-  /** Remembers the real path of `path`, which exists now. */
+  /** Remembers the real path of `path` (or, for a path that does not exist, where creating it would put it). */
   set(path: string, real: string): void {
     if (this.off || this.running.size > 0) return;
     if (this.entries.size >= this.max) {

@@ -9,7 +9,7 @@ export interface CapabilityInfo {
   readonly floor: TrustLevel;
   readonly description: string;
   /** What a call carrying it can do to where paths lead (renames, deletions, links): see `PathEffect`. */
-  readonly paths: PathEffect;
+  readonly pathChanges: PathEffect;
 }
 
 /**
@@ -20,50 +20,57 @@ export interface CapabilityInfo {
  */
 export type PathEffect = "none" | "running" | "lasting";
 
+export const PATH_EFFECTS: readonly PathEffect[] = ["none", "running", "lasting"];
+
 const PATH_EFFECT_RANK: Readonly<Record<PathEffect, number>> = { none: 0, running: 1, lasting: 2 };
 
-/** The strongest path effect of a call's capabilities; an operator's own or an unknown capability is `lasting`. */
-export function pathEffectOf(capabilities: readonly string[]): PathEffect {
-  let effect: PathEffect = "none";
+/**
+ * The strongest path effect of a call's capabilities; an operator's own or an unknown capability is
+ * `lasting`. `declared` (a manifest's `pathChanges`) stands for the capabilities in `covered` (the
+ * tool's own); one a mode adds counts as the table says.
+ */
+export function pathEffectOf(capabilities: readonly string[], declared?: PathEffect, covered?: readonly string[]): PathEffect {
+  let effect: PathEffect = declared ?? "none";
   for (const name of capabilities) {
-    const own: PathEffect = isKnownCapability(name) ? CAPABILITIES[name].paths : "lasting";
+    if (declared !== undefined && covered?.includes(name)) continue;
+    const own: PathEffect = isKnownCapability(name) ? CAPABILITIES[name].pathChanges : "lasting";
     if (PATH_EFFECT_RANK[own] > PATH_EFFECT_RANK[effect]) effect = own;
   }
   return effect;
 }
 
 export const CAPABILITIES = Object.freeze({
-  "fs:read": { floor: "untrusted", description: "read files in the agent's workspace", paths: "none" },
-  "fs:write": { floor: "verified", description: "create, modify or delete files", paths: "running" },
-  "proc:exec": { floor: "owner", description: "run shell commands or programs on the host", paths: "running" },
-  "proc:manage": { floor: "verified", description: "inspect, signal or feed running processes", paths: "running" },
-  "proc:read": { floor: "untrusted", description: "read the status and output of the agent's own background processes", paths: "none" },
-  "code:sandbox": { floor: "verified", description: "run model-written code in an isolated sandbox", paths: "running" },
-  "net:search": { floor: "untrusted", description: "send a query to a search provider", paths: "none" },
-  "net:fetch": { floor: "community", description: "fetch a URL chosen by the model (the URL itself can carry data out)", paths: "none" },
-  "net:browse": { floor: "verified", description: "drive a browser: navigate, click, type, submit forms", paths: "running" },
-  "net:read": { floor: "untrusted", description: "read what an open browser tab already shows (no navigation, no input)", paths: "none" },
-  "net:publish": { floor: "owner", description: "publish to an external service under the owner's identity", paths: "running" },
-  "message:send": { floor: "verified", description: "send a message to a person, channel or another session", paths: "none" },
+  "fs:read": { floor: "untrusted", description: "read files in the agent's workspace", pathChanges: "none" },
+  "fs:write": { floor: "verified", description: "create, modify or delete files", pathChanges: "running" },
+  "proc:exec": { floor: "owner", description: "run shell commands or programs on the host", pathChanges: "running" },
+  "proc:manage": { floor: "verified", description: "inspect, signal or feed running processes", pathChanges: "running" },
+  "proc:read": { floor: "untrusted", description: "read the status and output of the agent's own background processes", pathChanges: "none" },
+  "code:sandbox": { floor: "verified", description: "run model-written code in an isolated sandbox", pathChanges: "running" },
+  "net:search": { floor: "untrusted", description: "send a query to a search provider", pathChanges: "none" },
+  "net:fetch": { floor: "community", description: "fetch a URL chosen by the model (the URL itself can carry data out)", pathChanges: "none" },
+  "net:browse": { floor: "verified", description: "drive a browser: navigate, click, type, submit forms", pathChanges: "running" },
+  "net:read": { floor: "untrusted", description: "read what an open browser tab already shows (no navigation, no input)", pathChanges: "none" },
+  "net:publish": { floor: "owner", description: "publish to an external service under the owner's identity", pathChanges: "running" },
+  "message:send": { floor: "verified", description: "send a message to a person, channel or another session", pathChanges: "none" },
   "message:read": {
     floor: "untrusted",
     description: "read conversations, members and channel lists on the bot's accounts (other people's text)",
-    paths: "none",
+    pathChanges: "none",
   },
-  "session:read": { floor: "community", description: "read other sessions' history or state", paths: "none" },
-  "session:spawn": { floor: "community", description: "start sub-agents (children inherit the caller's taint)", paths: "lasting" },
-  "session:control": { floor: "verified", description: "steer, stop or configure agent sessions and goals", paths: "lasting" },
-  "memory:read": { floor: "untrusted", description: "search or read the agent's long-term memory", paths: "none" },
-  "memory:write": { floor: "verified", description: "write to the agent's long-term memory or skills", paths: "running" },
-  "secrets:read": { floor: "owner", description: "read stored secrets or credentials", paths: "none" },
-  "schedule:write": { floor: "owner", description: "create or change scheduled and automated runs (persistence)", paths: "lasting" },
-  "schedule:read": { floor: "untrusted", description: "list scheduled automations and read their run history (other runs' output)", paths: "none" },
-  "device:control": { floor: "owner", description: "control paired devices, screens or the computer", paths: "lasting" },
-  "media:generate": { floor: "community", description: "generate images, audio or video (costs money)", paths: "running" },
-  "ui:render": { floor: "untrusted", description: "render content in the operator's UI", paths: "none" },
-  "user:ask": { floor: "untrusted", description: "ask the user a question", paths: "none" },
-  "system:admin": { floor: "owner", description: "change the gateway, its config, plugins or agents", paths: "lasting" },
-  "system:read": { floor: "verified", description: "read the gateway's config and schema (the host redacts secrets)", paths: "none" },
+  "session:read": { floor: "community", description: "read other sessions' history or state", pathChanges: "none" },
+  "session:spawn": { floor: "community", description: "start sub-agents (children inherit the caller's taint)", pathChanges: "lasting" },
+  "session:control": { floor: "verified", description: "steer, stop or configure agent sessions and goals", pathChanges: "lasting" },
+  "memory:read": { floor: "untrusted", description: "search or read the agent's long-term memory", pathChanges: "none" },
+  "memory:write": { floor: "verified", description: "write to the agent's long-term memory or skills", pathChanges: "running" },
+  "secrets:read": { floor: "owner", description: "read stored secrets or credentials", pathChanges: "none" },
+  "schedule:write": { floor: "owner", description: "create or change scheduled and automated runs (persistence)", pathChanges: "lasting" },
+  "schedule:read": { floor: "untrusted", description: "list scheduled automations and read their run history (other runs' output)", pathChanges: "none" },
+  "device:control": { floor: "owner", description: "control paired devices, screens or the computer", pathChanges: "lasting" },
+  "media:generate": { floor: "community", description: "generate images, audio or video (costs money)", pathChanges: "running" },
+  "ui:render": { floor: "untrusted", description: "render content in the operator's UI", pathChanges: "none" },
+  "user:ask": { floor: "untrusted", description: "ask the user a question", pathChanges: "none" },
+  "system:admin": { floor: "owner", description: "change the gateway, its config, plugins or agents", pathChanges: "lasting" },
+  "system:read": { floor: "verified", description: "read the gateway's config and schema (the host redacts secrets)", pathChanges: "none" },
 } satisfies Record<string, CapabilityInfo>);
 
 export type KnownCapability = keyof typeof CAPABILITIES;

@@ -192,11 +192,14 @@ export class CompiledPolicy implements RulePolicy {
   }
 
   /**
-   * Whether a decided call can change which file a path reaches. A tool without a manifest may do
-   * anything while it runs; what it leaves running is bounded by the resolver's own time limit.
+   * Whether a decided call can change which file a path reaches: as its manifest says
+   * (`pathChanges`), else as its capabilities do. A tool without a manifest may do anything while
+   * it runs; what it leaves running is bounded by the resolver's own time limit.
    */
-  pathEffect(decision: Pick<Decision, "manifested" | "capabilities">): PathEffect {
-    return decision.manifested ? pathEffectOf(decision.capabilities) : "running";
+  pathEffect(decision: Pick<Decision, "manifested" | "capabilities" | "tool">): PathEffect {
+    if (!decision.manifested) return "running";
+    const manifest = this.manifests.lookup(decision.tool)?.manifest;
+    return pathEffectOf(decision.capabilities, manifest?.pathChanges, manifest?.capabilities);
   }
 
   /** The absolute forms of a path as the host resolves it for a tool (see `PathResolver.resolve`). */

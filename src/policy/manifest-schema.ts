@@ -1,5 +1,5 @@
 import { Type, type SchemaOptions, type Static } from "@sinclair/typebox";
-import { BUILTIN_AREAS, CAPABILITY_NAME_PATTERN, CAPABILITY_NAMES } from "./capabilities.ts";
+import { BUILTIN_AREAS, CAPABILITY_NAME_PATTERN, CAPABILITY_NAMES, PATH_EFFECTS } from "./capabilities.ts";
 import { TRUST_LEVELS } from "../taint/trust.ts";
 import { TOOL_NAME_PATTERN } from "./tool-names.ts";
 
@@ -289,6 +289,15 @@ export const ManifestSchema = Type.Object(
       }),
     ),
     provenance: Type.Optional(ProvenanceSchema),
+    pathChanges: Type.Optional(
+      Type.Union(
+        PATH_EFFECTS.map((effect) => Type.Literal(effect)),
+        {
+          description:
+            "what a call of the tool can do to which file a path reaches, when that is less than its capabilities say: none (it reads, or rewrites a file's contents through its path, as OpenClaw's write and edit do), running (it may rename, delete or link files until its result), lasting (after it too). Saying less than the tool does lets ClawOS reuse a path's old real path for up to a second after the call",
+        },
+      ),
+    ),
     meta: Type.Optional(
       Type.Boolean({
         description: "a meta tool (tool_call, tool_search ...): the real tool behind it is what gets checked",

@@ -2,6 +2,7 @@
 // it counts what the warm gate does (file system calls, hashing, serialisation, event-loop
 // scheduling) and what a tracked session keeps in memory. The figures are in docs/performance.md.
 import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -176,10 +177,24 @@ describe("hot path guard (counts, not timings)", () => {
       for (let i = 0; i < 200; i++) expect(evaluate(i % 2 ? "agent:main:clean" : "agent:main:tainted", "read", { path: file })).toBeUndefined();
     });
     expect(c.fs).toEqual({});
-    // A call that may move files (a write) makes the next read resolve its path again.
+    // A write rewrites a file's contents through its path: where paths lead stays as it was.
     expect(evaluate("agent:main:clean", "write", { path: "notes.md", content: "x" })).toBeUndefined();
+    const afterWrite = counted(() => evaluate("agent:main:clean", "read", { path: file }));
+    expect(afterWrite.fs).toEqual({});
+    // A call that may move files (a command) makes the next read resolve its path again.
+    expect(evaluate("agent:main:clean", "exec", { command: "mv notes.md old.md" })).toBeUndefined();
     const again = counted(() => evaluate("agent:main:clean", "read", { path: file }));
     expect(pathResolutionCalls(again.fs)).toBeGreaterThan(0);
+  });
+
+  it("a new file written again has its path resolved once", () => {
+    // A file that is not there, in a directory that is.
+    const path = join(dirname(fileURLToPath(import.meta.url)), `not-written-${process.pid}.md`);
+    expect(evaluate("agent:main:clean", "write", { path, content: "x" })).toBeUndefined();
+    const c = counted(() => {
+      for (let i = 0; i < 50; i++) expect(evaluate("agent:main:clean", "write", { path, content: "x" })).toBeUndefined();
+    });
+    expect(c.fs).toEqual({});
   });
 
   it("a call without path arguments (nor paths in its command) touches no file at all", () => {

@@ -21,7 +21,7 @@ describe("manifest validation", () => {
     if (result.ok) return;
     expect(result.broken.tool).toBe("github__create_issue");
     expect(result.broken.errors).toEqual([
-      "manifest ops/github.json: extra is not a known field. Fix: remove it (known fields here: $schema, tool, aliases, patterns, capabilities, riskLevel, minInputTrust, outputTrust, description, arguments, modes, environment, provenance, meta).",
+      "manifest ops/github.json: extra is not a known field. Fix: remove it (known fields here: $schema, tool, aliases, patterns, capabilities, riskLevel, minInputTrust, outputTrust, description, arguments, modes, environment, provenance, pathChanges, meta).",
       'manifest ops/github.json: capabilities[0] is "exec", which does not match ^[a-z][a-z0-9_-]*:[a-z][a-z0-9_-]*$. Fix: write a capability name like proc:exec or message:send.',
       'manifest ops/github.json: riskLevel must be one of "low", "medium", "high", "critical", got "extreme". Fix: use one of those values.',
       'manifest ops/github.json: minInputTrust must be one of "untrusted", "community", "verified", "owner", got "admin". Fix: use one of those values.',

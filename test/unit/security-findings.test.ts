@@ -203,6 +203,14 @@ describe("operator manifests weaker than the built-in ones", () => {
     expect(manifestWeakenings(builtins, [entry({ ...write.manifest, tool: "my_own_tool" })])).toEqual([]);
   });
 
+  it("a manifest that says a tool moves no files when its capabilities say it may is reported", () => {
+    const exec = builtins.find((b) => b.manifest.tool === "exec") as ManifestEntry;
+    expect(manifestChanges(exec.manifest, { ...exec.manifest, pathChanges: "none" }).changes).toEqual([
+      "pathChanges running → none (real paths stay kept across its calls: a symlink it moves is followed up to a second late)",
+    ]);
+    expect(manifestChanges(exec.manifest, { ...exec.manifest, pathChanges: "lasting" }).changes).toEqual([]);
+  });
+
   it("a manifest that counts a fetch's result at its call's trust (provenance.output call) is reported; tts's own is not", () => {
     const fetch = builtins.find((b) => b.manifest.tool === "web_fetch") as ManifestEntry;
     const tts = builtins.find((b) => b.manifest.tool === "tts") as ManifestEntry;

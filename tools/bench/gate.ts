@@ -81,17 +81,18 @@ const scenarios: Array<{ name: string; make: Make }> = [
     },
   },
   {
-    // The same read right after another session wrote a file: real paths are worked out again.
-    name: "re-resolved read (after a write elsewhere)",
+    // The same read right after another session ran a command (which may rename or link files):
+    // real paths are worked out again.
+    name: "re-resolved read (after a command elsewhere)",
     make: (i) => {
       const key = clean[rand(clean.length)];
-      const writer = clean[rand(clean.length)];
+      const runner = clean[rand(clean.length)];
       const id = nextId();
-      const wid = nextId();
+      const cid = nextId();
       return {
         before: {
-          event: { toolName: "write", params: { path: `notes/out-${i % 100}.md`, content: "x" }, toolCallId: wid, runId: "run-1" },
-          ctx: callCtx(writer, "write", wid),
+          event: { toolName: "exec", params: { command: `mv notes/out-${i % 100}.md notes/old/` }, toolCallId: cid, runId: "run-1" },
+          ctx: callCtx(runner, "exec", cid),
           expectBlock: false,
         },
         event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" },

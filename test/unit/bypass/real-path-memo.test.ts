@@ -120,6 +120,27 @@ describe("real paths reused between calls", () => {
     expect(memo.remembering).toBe(true);
   });
 
+  it("a write goes through the link to its file and moves nothing: real paths stay reused, and still right", () => {
+    const memo = new RealPathMemo();
+    const s = setup(memo);
+    expect(s.read().outcome).toBe("allow");
+    const id = nextId();
+    const path = "notes/config.json";
+    expect(s.engine.gate(call("write", { params: { path, content: '{"theme":"light"}' }, toolCallId: id })).outcome).toBe("allow");
+    expect(memo.remembering).toBe(true);
+    // What OpenClaw's write does on the host: it rewrites the file the link leads to, in place.
+    writeFileSync(join(s.workspace, path), '{"theme":"light"}');
+    s.engine.observeResult({ toolName: "write", toolCallId: id, sessionKey: "agent:main:main", isSubagent: false, content: { content: [] } });
+    expect(memo.remembering).toBe(true);
+    expect(memo.size).toBeGreaterThan(0);
+    expect(s.read().outcome).toBe("allow");
+    // The link still leads where it did: moving it is a command's doing, and that is seen.
+    const moved = relink(s.engine);
+    s.swap();
+    result(s.engine, moved);
+    expect(s.read().outcome).not.toBe("allow");
+  });
+
   it("a change nobody's call made is seen once the answer is older than the time limit", () => {
     const clock = { now: 1_000 };
     const memo = new RealPathMemo({ ttlMs: 1000, now: () => clock.now });
