@@ -21,19 +21,15 @@ interface SurfaceFacts {
 const MAX_SESSIONS = 10_000;
 const MAX_DEPTH = 4;
 
-/** `agent:<id>:<rest>`: the part after the agent id, lower case. */
-function restOf(sessionKey: string): string {
-  const parts = sessionKey.trim().toLowerCase().split(":");
-  return parts[0] === "agent" && parts.length >= 3 ? parts.slice(2).join(":") : parts.join(":");
-}
+/** The part after `agent:<id>:` (or the whole key) starting with `cron:` or `explicit:`, in any case. */
+const RUN_KIND = /^\s*(?:agent:[^:]*:)?(cron|explicit):/i;
 
 /** Cron runs (`agent:<id>:cron:<job>...`, the host's isCronSessionKey) and `openclaw agent exec` (`agent:<id>:explicit:<uuid>`). */
 export function surfaceOfKey(sessionKey: string | undefined): ApprovalSurface | undefined {
   if (!sessionKey) return undefined;
-  const rest = restOf(sessionKey);
-  if (rest.startsWith("cron:")) return "cron";
-  if (rest.startsWith("explicit:")) return "headless";
-  return undefined;
+  const kind = RUN_KIND.exec(sessionKey)?.[1];
+  if (kind === undefined) return undefined;
+  return kind.toLowerCase() === "cron" ? "cron" : "headless";
 }
 
 function surfaceOfTrigger(trigger: string | undefined): ApprovalSurface | undefined {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { toHookResult } from "../../src/host/adapter.ts";
 import { approvalPrompt, argumentLine, DESCRIPTION_LIMIT, TITLE_LIMIT } from "../../src/report/approval-prompt.ts";
 import { blockReason } from "../../src/report/reason.ts";
+import { surfaceOfKey } from "../../src/taint/surfaces.ts";
 import { call, makeEngine } from "../helpers/engine.ts";
 import { CHILD, ctxOf, MAIN, nextId, registered } from "../helpers/fixtures.ts";
 
@@ -55,6 +56,22 @@ describe("approvals: the third outcome", () => {
       expect(d.approval?.surface).toBe(surface);
       expect(blockReason(d)).toContain(words);
     }
+  });
+
+  it("reads cron and agent-exec runs from the session key as the host writes it, and nothing else", () => {
+    const cases: Array<[string, string | undefined]> = [
+      ["agent:main:cron:job1:run:7", "cron"],
+      ["  Agent:Main:CRON:job1", "cron"],
+      ["agent::cron:x", "cron"],
+      ["cron:job1", "cron"],
+      ["agent:main:explicit:1234", "headless"],
+      ["agent:ops:EXPLICIT:abc", "headless"],
+      ["agent:cron:job1", undefined],
+      ["agent:main:main", undefined],
+      ["agent:main:telegram:direct:cron:1", undefined],
+      ["agent:main:cronjob:1", undefined],
+    ];
+    for (const [key, surface] of cases) expect(surfaceOfKey(key), key).toBe(surface);
   });
 
   it("a cron trigger reported at the turn makes the session's calls unanswerable", () => {
