@@ -699,18 +699,25 @@ function addressList(v: string): string[] {
 
 /**
  * A result that cannot carry an instruction: empty, an exit status, `ok`, a bare number or boolean,
- * or nothing but a package manager's own summary lines (`PACKAGE_SUMMARY`). It does not lower the
- * session's trust.
+ * a short text with no letter in any script (a duration, a timestamp, an address, a count), or
+ * nothing but a package manager's own summary lines (`PACKAGE_SUMMARY`). It does not lower the
+ * session's trust; its values are still kept at the result's trust.
  */
 export function isTrivialText(text: string): boolean {
   if (text.length <= MAX_SUMMARY_TEXT && isPackageSummary(text)) return true;
   if (text.length > 96) return false;
   const t = text.trim();
   if (t === "") return true;
-  return /^[\s\W]*(?:ok|okay|done|success|succeeded|true|false|null|none|yes|no|\(no output\)|no output|completed|(?:command )?(?:exited|completed|finished)?(?: with)? ?(?:exit )?(?:code|status)[:= ]*-?\d+|-?\d+(?:\.\d+)?)?[\s\W]*$/i.test(
+  // No letter of any script: no word, so no instruction (a duration, a timestamp, an address, a count).
+  if (!LETTER.test(t)) return true;
+  // Around the one status word, only what is neither a letter nor a digit in any script: a result
+  // in another alphabet is words like any other.
+  return /^[^\p{L}\p{N}]*(?:ok|okay|done|success|succeeded|true|false|null|none|yes|no|\(no output\)|no output|completed|(?:command )?(?:exited|completed|finished)?(?: with)? ?(?:exit )?(?:code|status)[:= ]*-?\d+|-?\d+(?:\.\d+)?)?[^\p{L}\p{N}]*$/iu.test(
     t,
   );
 }
+
+const LETTER = /\p{L}/u;
 
 /** The longest result read as a package manager's summary. */
 const MAX_SUMMARY_TEXT = 1024;
