@@ -44,6 +44,18 @@ export const BUILTIN_PATH_RULES: readonly PathRule[] = [
   { pattern: "{home}/.local/share/keyrings/**", zone: "secret", label: "the desktop keyring" },
   { pattern: "{home}/{.netrc,.git-credentials,.npmrc,.pypirc,.pgpass,.my.cnf}", zone: "secret", label: "stored login credentials" },
   {
+    pattern:
+      "{home}/{.vault-token,.s3cfg,.boto,.dockercfg,.terraform.d/credentials.tfrc.json,.cargo/credentials,.cargo/credentials.toml,.gem/credentials,.m2/settings.xml,.m2/settings-security.xml,.gradle/gradle.properties,.composer/auth.json,.config/composer/auth.json,.config/hub,.config/rclone/rclone.conf,.config/doctl/config.yaml,.config/stripe/config.toml}",
+    zone: "secret",
+    label: "a tool's stored credentials",
+  },
+  {
+    pattern:
+      "{home}/{.bash_history,.zsh_history,.sh_history,.history,.python_history,.node_repl_history,.psql_history,.mysql_history,.sqlite_history,.rediscli_history,.local/share/fish/fish_history}",
+    zone: "secret",
+    label: "a shell or console history (commands typed with keys and passwords in them)",
+  },
+  {
     pattern: "{workspace}/{AGENTS.md,SOUL.md,USER.md,IDENTITY.md,TOOLS.md,BOOT.md,BOOTSTRAP.md,HEARTBEAT.md,MEMORY.md}",
     zone: "protected",
     label: "the agent's instruction and bootstrap files (loaded into every session)",
