@@ -95,6 +95,17 @@ bypassCorpus("what a call touches", ({ config, enforceOnlyIt }) => {
     expectStopped(s, () => gate(s, "read", { path: join(s.rec.stateDir, "openclaw.json") }));
   });
 
+  it("reading a shell history or a tool's stored credentials into an untrusted session", () => {
+    const s = setup(config);
+    s.taint();
+    expectStopped(s, () => gate(s, "read", { path: "~/.zsh_history" }));
+    expectStopped(s, () => gate(s, "exec", { command: "tail -n 300 ~/.bash_history" }));
+    expectStopped(s, () => gate(s, "read", { path: "~/.vault-token" }));
+    expectStopped(s, () => gate(s, "read", { path: "~/.cargo/credentials.toml" }));
+    // Only the home directory's own: a file of that name in a project is not a secret path.
+    expect(gate(s, "read", { path: "notes/.bash_history" })?.block).not.toBe(true);
+  });
+
   it("reading a credential store through a symlink planted in the workspace, or a directory that holds one", () => {
     const s = setup(config);
     s.taint();
