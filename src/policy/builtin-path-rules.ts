@@ -56,6 +56,14 @@ export const BUILTIN_PATH_RULES: readonly PathRule[] = [
     label: "a shell or console history (commands typed with keys and passwords in them)",
   },
   {
+    // Any project's environment file, not its committed template. A search of a whole tree does not
+    // count as reading one (every tree may hold one): a read of the file itself does.
+    pattern: "**/{.env,.envrc,.env.!(example|sample|template|dist|defaults|schema),*.env}",
+    zone: "secret",
+    label: "an environment file (it holds keys and passwords)",
+    inDirectoryReads: false,
+  },
+  {
     pattern: "{workspace}/{AGENTS.md,SOUL.md,USER.md,IDENTITY.md,TOOLS.md,BOOT.md,BOOTSTRAP.md,HEARTBEAT.md,MEMORY.md}",
     zone: "protected",
     label: "the agent's instruction and bootstrap files (loaded into every session)",

@@ -29,6 +29,12 @@ export const PathRuleSchema = Type.Object(
       { description: "secret (reads and writes need owner), protected (writes need owner) or open (no rule)" },
     ),
     label: Type.String({ minLength: 1, description: "what the path is, in words for a block reason" }),
+    inDirectoryReads: Type.Optional(
+      Type.Boolean({
+        description:
+          "with secret: whether a read of a whole directory that may hold such a path (grep -r, tar) counts as reading it (default true); false for names found in any project (.env), where it would make every search of a tree a secret read",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -210,7 +216,7 @@ export class PathRules {
     if (!rules) {
       const nocase = this.locations.caseInsensitive;
       rules = this.compiled
-        .filter(({ rule }) => rule.zone === "secret")
+        .filter(({ rule }) => rule.zone === "secret" && rule.inDirectoryReads !== false)
         .map(({ rule }) => {
           const expanded = braceAlternatives(this.expand(rule.pattern, workspace));
           // Too many to list: taken to reach below everything (`**`).

@@ -95,6 +95,21 @@ bypassCorpus("what a call touches", ({ config, enforceOnlyIt }) => {
     expectStopped(s, () => gate(s, "read", { path: join(s.rec.stateDir, "openclaw.json") }));
   });
 
+  it("reading a project's environment file into an untrusted session; a search of its tree and its template are not secret reads", () => {
+    const s = setup(config);
+    const project = join(workspaceOf(s), "billing-worker");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, ".env"), "STRIPE_SECRET_KEY=sk_live_x\n");
+    writeFileSync(join(project, ".env.example"), "STRIPE_SECRET_KEY=\n");
+    s.taint();
+    expectStopped(s, () => gate(s, "read", { path: "billing-worker/.env" }));
+    expectStopped(s, () => gate(s, "read", { path: "billing-worker/.env.production" }));
+    expectStopped(s, () => gate(s, "exec", { command: "cat billing-worker/.env" }));
+    expectStopped(s, () => gate(s, "exec", { command: "sudo grep DATABASE_URL /etc/acme/api.env" }));
+    expect(gate(s, "read", { path: "billing-worker/.env.example" })?.block).not.toBe(true);
+    expect(gate(s, "exec", { command: "grep -rn STRIPE billing-worker" })?.block).not.toBe(true);
+  });
+
   it("reading a shell history or a tool's stored credentials into an untrusted session", () => {
     const s = setup(config);
     s.taint();
