@@ -1,4 +1,4 @@
-import { PATH_EFFECTS, pathEffectOf } from "../policy/capabilities.ts";
+import { PATH_EFFECT_RANK, pathEffectOf } from "../policy/capabilities.ts";
 import type { Manifest } from "../policy/manifest-schema.ts";
 import type { ManifestEntry } from "../policy/manifests.ts";
 import { trustRank } from "../taint/trust.ts";
@@ -86,7 +86,7 @@ export function manifestChanges(builtin: Manifest, operator: Manifest): { change
   }
   const builtinPaths = pathEffectOf(builtin.capabilities, builtin.pathChanges, builtin.capabilities);
   const operatorPaths = pathEffectOf(operator.capabilities, operator.pathChanges, operator.capabilities);
-  if (PATH_EFFECTS.indexOf(operatorPaths) < PATH_EFFECTS.indexOf(builtinPaths)) {
+  if (PATH_EFFECT_RANK[operatorPaths] < PATH_EFFECT_RANK[builtinPaths]) {
     changes.push(`pathChanges ${builtinPaths} → ${operatorPaths} (real paths stay kept across its calls: a symlink it moves is followed up to a second late)`);
   }
   return { changes, raisesOutputTrust: raisesOutputTrust || echoes };

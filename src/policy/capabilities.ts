@@ -20,9 +20,10 @@ export interface CapabilityInfo {
  */
 export type PathEffect = "none" | "running" | "lasting";
 
+/** The path effects, weakest first (a manifest's `pathChanges` takes one of these). */
 export const PATH_EFFECTS: readonly PathEffect[] = ["none", "running", "lasting"];
 
-const PATH_EFFECT_RANK: Readonly<Record<PathEffect, number>> = { none: 0, running: 1, lasting: 2 };
+export const PATH_EFFECT_RANK: Readonly<Record<PathEffect, number>> = { none: 0, running: 1, lasting: 2 };
 
 /**
  * The strongest path effect of a call's capabilities; an operator's own or an unknown capability is

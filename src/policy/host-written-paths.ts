@@ -5,9 +5,10 @@ import { globMatcher, type LabelledGlob } from "./autoloaded-paths.ts";
  * ClawOS could see: the memory notes (the `session-memory` hook saves an ended session's excerpts
  * there; dreaming, on by default, adds blocks built from session transcripts to the daily notes),
  * the long-term memory and dream diary dreaming composes, and the attachments and raw inputs a
- * message brought, which OpenClaw stages in the workspace (`media/inbound/`). Whoever spoke in any session may have
- * put text there, so a read counts as `untrusted` however the file is read (`read`, `cat`, `grep`),
- * as OpenClaw's own memory tools' output does, and whatever ClawOS saw written to it before.
+ * message brought, which OpenClaw stages in the workspace (`media/inbound/`). Whoever spoke in any
+ * session may have put text there, so a read counts as `untrusted` however the file is read
+ * (`read`, `cat`, `grep`), as OpenClaw's own memory tools' output does, and whatever ClawOS saw
+ * written to it before.
  *
  * Plain data: globs over the path below the agent's workspace.
  */
