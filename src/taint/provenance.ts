@@ -184,6 +184,17 @@ export class Provenance {
         ...(copied ? { note: "copied whole from that input: it carries nothing the session put together" } : {}),
       };
     }
+    const share = arg.role === "amount" && state?.values ? this.shareOf(state, arg.raw, required) : undefined;
+    if (share) {
+      return {
+        ...base,
+        verdict: "endorsed",
+        allowed: true,
+        level: share.hit.level,
+        ...(share.hit.source ? { source: share.hit.source.label, ...(share.hit.source.callId ? { callId: share.hit.source.callId } : {}) } : {}),
+        note: share.note,
+      };
+    }
     const policy = this.settings.unknown[arg.role] ?? "tainted";
     if (policy === "allow") return { ...base, verdict: "unknown", allowed: true };
     if (policy === "new-files" && arg.reads === true) {
@@ -359,6 +370,30 @@ export class Provenance {
     return first !== undefined && state.values?.get(this.hasher.hash(first)) !== undefined;
   }
 
+  /**
+   * An amount no input held that is a share of one that input at the required trust held: "half of
+   * the €825 deposit" pays 412.50. Only shares of up to 1/MAX_SHARE, cents rounded either way, and
+   * never a multiple: what a page can make of a sum the owner gave is less of it, to a recipient
+   * decided by its own argument.
+   */
+  private shareOf(state: SessionTrust, raw: string, required: TrustLevel): { hit: { level: TrustLevel; source?: ValueSource }; note: string } | undefined {
+    const index = state.values;
+    const cents = centsOf(argumentForms(raw).whole[0]);
+    if (!index || cents === undefined || cents <= 0) return undefined;
+    for (let n = 2; n <= MAX_SHARE; n++) {
+      for (let off = 0; off <= n >> 1; off++) {
+        for (const whole of off === 0 ? [cents * n] : [cents * n - off, cents * n + off]) {
+          if (Math.round(whole / n) !== cents) continue;
+          const hit = index.get(this.hasher.hash(formOfCents(whole)));
+          if (hit && meetsTrust(hit.level, required)) {
+            return { hit, note: `1/${n} of ${formOfCents(whole)}, which came from ${hit.source?.label ?? "an input"}` };
+          }
+        }
+      }
+    }
+    return undefined;
+  }
+
   private lookup(state: SessionTrust, arg: ArgumentValue): { level: TrustLevel; source?: ValueSource } | undefined {
     const index = state.values;
     if (!index) return undefined;
@@ -528,4 +563,22 @@ export function isHostMask(value: string): boolean {
 
 export function isDirectory(path: string): boolean {
   return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/** The smallest share of an amount taken as derived from it (1/9: a bill split nine ways); 1/10 would be a slipped decimal point. */
+const MAX_SHARE = 9;
+
+/** An amount's canonical form (`argumentForms`: no currency, no trailing zeros) in cents; undefined if it is not one. */
+function centsOf(form: string | undefined): number | undefined {
+  const m = form === undefined ? null : /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(form);
+  if (!m) return undefined;
+  return Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"));
+}
+
+/** Cents back to the canonical form the value index holds: 41250 → 412.5, 82500 → 825. */
+function formOfCents(cents: number): string {
+  const whole = Math.floor(cents / 100);
+  const rest = cents % 100;
+  if (rest === 0) return String(whole);
+  return `${whole}.${String(rest).padStart(2, "0").replace(/0$/, "")}`;
 }

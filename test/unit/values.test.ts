@@ -273,4 +273,21 @@ describe("engine: amounts and accounts the owner wrote endorse a transfer after 
     const more = engine.gate(call("bank__create_transfer", { params: { creditorIban: "NL69ABNA0432110987", amount: "842.00" } }));
     expect(more.outcome).toBe("block");
   });
+
+  it("a share of an amount the owner gave counts as the owner's; a multiple or a slipped decimal point does not", () => {
+    const engine = setup("Transfer Noor half of the €825 deposit, to NL69 ABNA 0432 1109 87.", "Deposit paid on 2 September: EUR 825.00");
+    const pay = (amount: string) => engine.gate(call("bank__create_transfer", { params: { creditorIban: "NL69ABNA0432110987", amount } }));
+    const half = pay("412.50");
+    expect(half.outcome).toBe("allow");
+    expect(half.arguments?.find((a) => a.role === "amount")).toMatchObject({
+      verdict: "endorsed",
+      level: "owner",
+      note: expect.stringContaining("1/2 of 825"),
+    });
+    // A third, rounded to the cent either way.
+    expect(pay("275").outcome).toBe("allow");
+    expect(pay("91.67").outcome).toBe("allow");
+    // More than the owner gave, a tenth (a slipped decimal point) and an unrelated sum stay unknown.
+    for (const amount of ["1650", "82.50", "400"]) expect(pay(amount).outcome).toBe("block");
+  });
 });
