@@ -64,6 +64,8 @@ export interface CompiledMode {
   readonly alsoSegments?: Segments;
   /** A read-only mode's arguments that name what it reads (they do not count as acting). */
   readonly reads?: ReadonlySet<string>;
+  /** Where the result may quote outside text (`quotes`), compiled. */
+  readonly quotes?: readonly Segments[];
 }
 
 export function compileArguments(specs: readonly ArgumentSpec[] | undefined): CompiledArgument[] {
@@ -76,6 +78,7 @@ export function compileModes(specs: readonly ModeSpec[] | undefined): CompiledMo
     segments: spec.when.argument ? compileArgumentPath(spec.when.argument) : undefined,
     alsoSegments: spec.when.alsoArgument ? compileArgumentPath(spec.when.alsoArgument) : undefined,
     ...(spec.reads?.length ? { reads: new Set(spec.reads) } : {}),
+    ...(spec.quotes?.length ? { quotes: spec.quotes.map(compileArgumentPath) } : {}),
   }));
 }
 

@@ -172,6 +172,13 @@ export const ModeSchema = Type.Object(
         },
       ),
     ),
+    quotes: Type.Optional(
+      Type.Array(Type.String({ pattern: ARGUMENT_PATH_PATTERN, description: "a dotted path or JSON pointer into the result, like jobs.*.lastRunError" }), {
+        minItems: 1,
+        description:
+          "with output call: fields of the result that can hold text from outside (a run's error, a delivery's error). The mode's output holds only for a whole result in which every one is empty; otherwise, or when the result cannot be read whole, the output counts as the manifest's outputTrust",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -143,6 +143,11 @@ function readingModeErrors(manifest: Manifest, source: string): string[] {
         errors.push(`manifest ${source}: modes[${i}].${field} applies only to a read-only mode; fix: set modes[${i}].readOnly to true, or remove ${field}`);
       }
     }
+    if (mode.quotes !== undefined && mode.output !== "call") {
+      errors.push(
+        `manifest ${source}: modes[${i}].quotes applies only to a mode whose output is "call"; fix: set modes[${i}].output to "call", or remove quotes`,
+      );
+    }
     if (mode.decisions !== undefined && mode.readOnly === true) {
       errors.push(
         `manifest ${source}: modes[${i}].decisions does not apply to a read-only mode (it is decided with its own trust); fix: remove decisions, or readOnly`,

@@ -128,6 +128,8 @@ export interface SelectedMode {
   readonly decisions?: boolean;
   /** While the mode holds for every value, how the output's trust is found (the manifest's otherwise). */
   readonly output?: OutputSource;
+  /** With output `call`: result fields that, when not empty, make the output the manifest's (`quotes`). */
+  readonly quotes?: readonly Segments[];
 }
 
 export interface CallFacts {
@@ -488,6 +490,8 @@ function selectedModes(
           riskLevel: spec.riskLevel,
           readOnly: true,
           ...(spec.requester ? { requester: spec.requester } : {}),
+          ...(spec.output !== undefined ? { output: spec.output } : {}),
+          ...(mode.quotes ? { quotes: mode.quotes } : {}),
         };
       }
       continue;
@@ -523,6 +527,7 @@ function selectedModes(
         riskLevel: spec.riskLevel,
         ...(spec.decisions === false || (spec.decisions === true && whole) ? { decisions: spec.decisions } : {}),
         ...(spec.output !== undefined && whole ? { output: spec.output } : {}),
+        ...(spec.output !== undefined && whole && mode.quotes ? { quotes: mode.quotes } : {}),
       });
     }
   }

@@ -6,7 +6,7 @@ import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { BackgroundRuns, runningId } from "./background-runs.ts";
 import { ListedEntries, type ListedEntry } from "./listed-entries.ts";
 import { namingValues } from "./values.ts";
-import { valuesAt } from "../policy/arguments.ts";
+import { valuesAt, type Segments } from "../policy/arguments.ts";
 import { NAMED_VALUE_ROLES } from "../policy/manifest-schema.ts";
 import { resultLabel } from "./labels.ts";
 import { OwnerAddresses } from "./owner-addresses.ts";
@@ -334,7 +334,8 @@ export class SessionTaint {
   /** Records what a decided call means for trust: a message into another session, a spawn, a result to expect. */
   afterCall(call: ToolCall, tool: ResolvedTool, decision: Decision, facts?: CallFacts): void {
     if (call.toolCallId) {
-      const output = facts?.modes.find((mode) => mode.output !== undefined)?.output;
+      const mode = facts?.modes.find((m) => m.output !== undefined);
+      const output = mode?.output;
       this.calls.set(call.sessionKey, call.toolCallId, {
         tool,
         blocked: decision.outcome !== "allow",
@@ -343,6 +344,7 @@ export class SessionTaint {
         agentId: call.agentId,
         ...(facts && (facts.reads.length > 0 || facts.writes.length > 0 || facts.command) ? { facts } : {}),
         ...(output ? { output } : {}),
+        ...(mode?.quotes ? { quotes: mode.quotes } : {}),
       });
       if (decision.outcome === "allow" && call.sessionKey && !this.resultHooksLive) this.notePendingResult(call.sessionKey, call.toolCallId, call.isSubagent);
     }
@@ -694,7 +696,9 @@ export class SessionTaint {
   }
 
   /** The output trust of a finished call, or undefined when nothing entered the session. */
-  private resultTrust(result: ToolResult): (Omit<ObservedResult, "sessionTrust"> & { memo?: CallMemo; dir?: string; echo?: boolean }) | undefined {
+  private resultTrust(
+    result: ToolResult,
+  ): (Omit<ObservedResult, "sessionTrust"> & { memo?: CallMemo; dir?: string; echo?: boolean; values?: TrustLevel }) | undefined {
     if (result.synthetic) return undefined;
     const memo = result.toolCallId ? this.calls.get(result.sessionKey, result.toolCallId) : undefined;
     if (memo?.blocked) return undefined;
@@ -702,12 +706,16 @@ export class SessionTaint {
     const manifest = this.policy.manifestFor(tool.name)?.manifest;
     const declared: TrustLevel = manifest?.outputTrust ?? "untrusted";
     const source = memo?.output ?? manifest?.provenance?.output;
-    const found: { level: TrustLevel; dir?: string; echo?: boolean } | undefined = !this.policy.provenance.enabled
+    const found: { level: TrustLevel; dir?: string; echo?: boolean; values?: TrustLevel } | undefined = !this.policy.provenance.enabled
       ? undefined
       : source === "process"
         ? this.backgroundOutput(result, tool)
         : source === "call"
-          ? echoOf(result, memo)
+          ? memo?.quotes
+            ? quotesOutside(result.content, memo.quotes, isOuterResult(result, memo.tool))
+              ? undefined
+              : listingOf(result, memo, declared)
+            : echoOf(result, memo)
           : this.outputByProvenance(source, declared, memo);
     // A command left running: its id, and what its output is, for the calls that name it later.
     const runId = source === "command" && result.sessionKey ? runningId(result.content) : undefined;
@@ -717,7 +725,8 @@ export class SessionTaint {
     }
     const own = found?.level ?? declared;
     const level = result.resultTrust ? minTrust(own, result.resultTrust) : own;
-    return { level, tool: tool.name, auditOnly: memo?.decision.effect === "would-block", memo, dir: found?.dir, echo: found?.echo };
+    const values = found?.values !== undefined ? minTrust(found.values, level) : undefined;
+    return { level, tool: tool.name, auditOnly: memo?.decision.effect === "would-block", memo, dir: found?.dir, echo: found?.echo, values };
   }
 
   /**
@@ -1020,19 +1029,20 @@ export class SessionTaint {
       if (memo?.indexed) {
         // The first hook's copy may have lacked the structured fields a lookup selects (a persisted
         // transcript entry's text can be cut short): the second copy is read for them alone.
-        if (memo.selectPending) this.noteSelection(this.store.get(result.sessionKey, initial), result, observed.level, observed.tool, memo);
+        if (memo.selectPending) this.noteSelection(this.store.get(result.sessionKey, initial), result, observed.values ?? observed.level, observed.tool, memo);
         return { level: observed.level, tool: observed.tool, auditOnly: false, sessionTrust: this.store.peek(result.sessionKey)?.trust };
       }
       if (memo) memo.indexed = true;
       const state = this.store.get(result.sessionKey, initial);
+      const valueLevel = observed.values ?? observed.level;
       const trivial = this.provenance.noteContent(
         state,
         result.content,
-        observed.level,
-        { level: observed.level, label: resultLabel(observed.tool), tool: observed.tool, ...(result.toolCallId ? { callId: result.toolCallId } : {}) },
+        valueLevel,
+        { level: valueLevel, label: resultLabel(observed.tool), tool: observed.tool, ...(result.toolCallId ? { callId: result.toolCallId } : {}) },
         observed.dir,
       );
-      if (memo && !trivial) this.noteSelection(state, result, observed.level, observed.tool, memo);
+      if (memo && !trivial) this.noteSelection(state, result, valueLevel, observed.tool, memo);
       // An empty or trivially small result (an exit status, "ok") cannot carry an instruction.
       if (trivial) {
         this.lowerRewrittenTarget(result);
@@ -1125,6 +1135,73 @@ function sameShallow(a: unknown, b: unknown): boolean {
     if (va !== vb && JSON.stringify(va) !== JSON.stringify(vb)) return false;
   }
   return true;
+}
+
+/**
+ * Whether a result may quote outside text in the fields a mode names (`modes[].quotes`): one of them
+ * holds something other than null or an empty string, or what it holds cannot be told: a text part
+ * that is not one whole JSON document (the host cut it, or it is prose), or a record without the
+ * fields' top-level key (another shape than the manifest knows). Structured details the host passes
+ * whole are read too; `bridged`: Tool Search's envelope, read for the called tool's own result.
+ */
+function quotesOutside(content: unknown, quotes: readonly Segments[], bridged: boolean): boolean {
+  const records = wholeRecords(content, bridged);
+  if (!records || records.length === 0) return true;
+  const roots = quotes.map((at) => at[0]);
+  for (const record of records) {
+    if (!record || typeof record !== "object" || !roots.some((key) => key !== undefined && Object.hasOwn(record, key))) return true;
+  }
+  return records.some((r) => quotes.some((at) => valuesAt(r, at).some((v) => v !== null && v !== undefined && v !== "")));
+}
+
+/** A result's records, each whole (`quotesOutside`); undefined when a text part is not a whole JSON document. */
+function wholeRecords(content: unknown, bridged: boolean): unknown[] | undefined {
+  const out: unknown[] = [];
+  if (typeof content === "string") {
+    const parsed = wholeJson(content);
+    if (parsed === undefined) return undefined;
+    out.push(parsed);
+  } else if (content && typeof content === "object") {
+    const record = content as { content?: unknown; details?: unknown };
+    if (!Array.isArray(record.content)) out.push(content);
+    else {
+      if (record.details && typeof record.details === "object") out.push(record.details);
+      for (const part of record.content) {
+        const text = (part as { text?: unknown } | undefined)?.text;
+        if (typeof text !== "string") continue;
+        const parsed = wholeJson(text);
+        if (parsed === undefined) return undefined;
+        out.push(parsed);
+      }
+    }
+  }
+  if (!bridged) return out;
+  const inner: unknown[] = [];
+  for (const r of out) {
+    const wrapped = (r as { tool?: unknown; result?: unknown } | undefined)?.result;
+    if (!r || typeof r !== "object" || !(r as { tool?: unknown }).tool || wrapped === undefined) return undefined;
+    const found = wholeRecords(wrapped, false);
+    if (!found) return undefined;
+    inner.push(...found);
+  }
+  return inner;
+}
+
+function wholeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A listing whose `quotes` fields hold no outside text (`quotesOutside`): it does not lower the
+ * session below the trust the call was made at, but what it found is remembered at the manifest's
+ * `outputTrust`, as any lookup's, so the ids in it are endorsed only as its `selects` say.
+ */
+function listingOf(result: ToolResult, memo: CallMemo, declared: TrustLevel): { level: TrustLevel; values: TrustLevel } | undefined {
+  return result.failed ? undefined : { level: memo.decision.inputTrust, values: declared };
 }
 
 /**
