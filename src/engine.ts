@@ -7,7 +7,7 @@ import { askable, withApproval } from "./policy/approval.ts";
 import { answeringGrants, callPattern, CLOCK_SLACK_MS, type Grant, type GrantScope, parseDuration, valuePattern } from "./grants/grant.ts";
 import { GrantStore } from "./grants/grant-store.ts";
 import { redactString } from "./audit/redact.ts";
-import { ApprovalSurfaces } from "./taint/surfaces.ts";
+import { noteTurnSurface, surfaceOf } from "./taint/surfaces.ts";
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
 import type { ResolvedTool } from "./policy/tool-names.ts";
 import { type CallFacts, decidedModes, forRequester, runningSettings, withoutAllowRule } from "./policy/touches.ts";
@@ -68,7 +68,6 @@ export class Engine {
   /** The latest allowed writes to protected paths: who could have changed the config. */
   readonly protectedWrites: ProtectedWrite[] = [];
   /** Who could answer an approval in each session (L1 facts from the host's turns and calls). */
-  readonly surfaces = new ApprovalSurfaces();
   /** The owner's standing answers (allow-always, /clawos grant), durable beside the session state. */
   readonly grants: GrantStore;
 
@@ -155,8 +154,9 @@ export class Engine {
       // Still blocked only by a trust floor or an argument's origin: the owner may be asked instead.
       // Only a requester on a channel can be asked: the host refuses a turn that came in on none.
       const onChannel = call.requester?.channel !== undefined;
+      const surfaceFacts = call.sessionKey ? this.taint.surfaceRecord(call.sessionKey, call.isSubagent) : undefined;
+      if (surfaceFacts) surfaceFacts.onChannel = onChannel;
       if (decision.effect === "block" || decision.effect === "would-block") {
-        this.surfaces.noteCall(call.sessionKey, onChannel);
         // The owner's grants answer before anyone is asked (and where nobody can be).
         const canGrant = askable(decision);
         const values = canGrant ? policy.argumentValues(tool, call.params, facts, call.agentId) : [];
@@ -173,12 +173,10 @@ export class Engine {
           const surface =
             call.canAsk === false
               ? { surface: "unsupported" as const }
-              : this.surfaces.surfaceOf(call.sessionKey, call.isSubagent, onChannel, (key) => this.taint.store.peek(key)?.parent);
+              : surfaceOf(call.sessionKey, surfaceFacts, call.isSubagent, onChannel, (key) => this.taint.store.peek(key));
           decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface);
           if (decision.effect === "approve" || decision.effect === "would-ask") decision = this.withOffer(decision, values, treeMark);
         }
-      } else if (call.sessionKey) {
-        this.surfaces.noteCall(call.sessionKey, onChannel);
       }
       this.taint.afterCall(call, tool, decision, facts);
       if (facts && decision.outcome === "allow") this.noteProtectedWrites(call, decision, facts.touches);
@@ -392,7 +390,10 @@ export class Engine {
   /** A model run is about to start: input another session sent lowers this one before the model sees it. */
   observeTurn(turn: TurnInput): void {
     if (turn.trigger !== undefined || turn.requester !== undefined) {
-      this.surfaces.noteTurn(turn.sessionKey, turn.trigger, turn.requester === undefined ? undefined : turn.requester.channel !== undefined);
+      if (turn.sessionKey) {
+        const facts = this.taint.surfaceRecord(turn.sessionKey, turn.isSubagent === true);
+        noteTurnSurface(facts, turn.trigger, turn.requester === undefined ? undefined : turn.requester.channel !== undefined);
+      }
     }
     this.taint.beforeTurn(turn);
   }

@@ -133,24 +133,42 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
     caseInsensitive: platform === "darwin" || platform === "win32",
   };
 
+  /** A path as spelled, absolute (`spell`), by agent and raw text: the same every time, and read on every call. */
+  const spellings = new Map<string, string | null>();
+  const spell = (raw: string, agentId: string | undefined): string | null | undefined => {
+    let p = raw.trim();
+    if (!p) return undefined;
+    // A URL other than file:// is not a local path (a media argument may hold either).
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p) && !/^file:\/\//i.test(p)) return null;
+    if (/^file:\/\//i.test(p)) {
+      try {
+        p = decodeURIComponent(new URL(p).pathname);
+      } catch {
+        return undefined;
+      }
+    }
+    // `@file` is a file reference; `~` is the OS home; relative paths are the workspace's.
+    if (p.startsWith("@")) p = p.slice(1);
+    if (p === "~" || p.startsWith("~/")) p = locations.home + p.slice(1);
+    return isAbsolute(p) ? resolve(p) : resolve(workspaceFor(agentId), p);
+  };
+
   const resolver: PathResolver = {
     resolve(raw, agentId, existing = false) {
       if (typeof raw !== "string" || raw.includes("\u0000")) return undefined;
-      let p = raw.trim();
-      if (!p) return undefined;
-      // A URL other than file:// is not a local path (a media argument may hold either).
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p) && !/^file:\/\//i.test(p)) return [];
-      if (/^file:\/\//i.test(p)) {
-        try {
-          p = decodeURIComponent(new URL(p).pathname);
-        } catch {
-          return undefined;
+      const key = raw.length <= MAX_SPELLED_KEY ? `${agentId ?? ""}\u0000${raw}` : undefined;
+      let spelled = key !== undefined ? spellings.get(key) : undefined;
+      if (spelled === undefined) {
+        const found = spell(raw, agentId);
+        if (found === undefined) return undefined;
+        spelled = found;
+        if (key !== undefined) {
+          if (spellings.size >= MAX_SPELLINGS) spellings.clear();
+          spellings.set(key, spelled);
         }
       }
-      // `@file` is a file reference; `~` is the OS home; relative paths are the workspace's.
-      if (p.startsWith("@")) p = p.slice(1);
-      if (p === "~" || p.startsWith("~/")) p = locations.home + p.slice(1);
-      const spelled = isAbsolute(p) ? resolve(p) : resolve(workspaceFor(agentId), p);
+      // Not a local path: a URL other than file://.
+      if (spelled === null) return [];
       let real = memo?.get(spelled);
       if (real === undefined) {
         const found = existing ? realOfExisting(spelled) : undefined;
@@ -184,6 +202,10 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
 
   return { locations, resolver, settings };
 }
+
+/** Spellings kept per host environment, and the longest raw path kept (a long one is rare and cheap to resolve again). */
+const MAX_SPELLINGS = 4096;
+const MAX_SPELLED_KEY = 512;
 
 /**
  * The real path of a path that exists, in one call (a read's path usually does); undefined when it

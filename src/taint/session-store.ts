@@ -1,3 +1,4 @@
+import type { SurfaceFacts } from "./surfaces.ts";
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { appendFile, unlink, writeFile } from "node:fs/promises";
@@ -29,7 +30,7 @@ export interface TaintSource {
   readonly at: number;
 }
 
-export interface SessionTrust {
+export interface SessionTrust extends SurfaceFacts {
   readonly key: string;
   trust: TrustLevel;
   /** The sources that lowered the trust, oldest first (at most one per level change). */
@@ -663,6 +664,8 @@ class SessionState implements SessionTrust {
   stateError?: string;
   values?: ValueIndex = undefined;
   requesters?: readonly RequesterTrust[] = undefined;
+  trigger?: string = undefined;
+  onChannel?: boolean = undefined;
   private packed = "";
   private count = 0;
   private lastCallId: string | undefined = undefined;

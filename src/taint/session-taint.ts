@@ -319,6 +319,14 @@ export class SessionTaint {
     return state;
   }
 
+  /**
+   * The record that keeps what the host said about a session's turns and calls (`SurfaceFacts`,
+   * in memory only): the session's own, created as a call or turn would create it.
+   */
+  surfaceRecord(sessionKey: string, isSubagent: boolean): SessionTrust {
+    return this.store.peek(sessionKey) ?? this.store.get(sessionKey, isSubagent ? this.unlinkedChildTrust() : "owner");
+  }
+
   /** A decision made in a Tool Search inner call's outer call, reused for the inner one (same tool, same arguments). */
   bridged(call: Pick<ToolCall, "toolCallId" | "sessionKey" | "params">, tool: ResolvedTool): Decision | undefined {
     const outerId = outerCallIdOf(call.toolCallId);
