@@ -170,12 +170,15 @@ export class Engine {
             const change = this.taint.treeChange(facts);
             if (change) decision = { ...decision, cause: change };
           }
-          const surface =
-            call.canAsk === false
-              ? { surface: "unsupported" as const }
-              : surfaceOf(call.sessionKey, surfaceFacts, call.isSubagent, onChannel, (key) => this.taint.store.peek(key));
-          decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface);
-          if (decision.effect === "approve" || decision.effect === "would-ask") decision = this.withOffer(decision, values, treeMark);
+          // Only a call the owner could answer is put to anyone (`withApproval` leaves the rest as they are).
+          if (canGrant) {
+            const surface =
+              call.canAsk === false
+                ? { surface: "unsupported" as const }
+                : surfaceOf(call.sessionKey, surfaceFacts, call.isSubagent, onChannel, (key) => this.taint.store.peek(key));
+            decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface);
+            if (decision.effect === "approve" || decision.effect === "would-ask") decision = this.withOffer(decision, values, treeMark);
+          }
         }
       }
       this.taint.afterCall(call, tool, decision, facts);

@@ -43,12 +43,13 @@ export function noteTurnSurface(facts: SurfaceFacts, trigger: string | undefined
 }
 
 /**
- * Who could answer an approval for a call in this session (`facts`: its record's). A sub-agent's
- * question goes to its parent's owner: it is answerable only when its parent (as L1 linked it) is.
+ * Who could answer an approval for a call in this session (`facts`: its record, with its parent
+ * link). A sub-agent's question goes to its parent's owner: it is answerable only when its parent
+ * (as L1 linked it) is.
  */
 export function surfaceOf(
   sessionKey: string | undefined,
-  facts: SurfaceFacts | undefined,
+  facts: (SurfaceFacts & { parent?: string }) | undefined,
   isSubagent: boolean,
   onChannel: boolean,
   recordOf: (key: string) => (SurfaceFacts & { parent?: string }) | undefined,
@@ -56,7 +57,7 @@ export function surfaceOf(
   const own = surfaceOfKey(sessionKey) ?? surfaceOfTrigger(facts?.trigger);
   if (own) return { surface: own };
   if (isSubagent) {
-    let key = sessionKey ? recordOf(sessionKey)?.parent : undefined;
+    let key = facts ? facts.parent : sessionKey ? recordOf(sessionKey)?.parent : undefined;
     for (let depth = 0; key && depth < MAX_DEPTH; depth++) {
       const fromKey = surfaceOfKey(key);
       const f = recordOf(key);
