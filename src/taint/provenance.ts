@@ -480,7 +480,28 @@ export function textOf(content: unknown, limit: number): string {
  * the called tool's own result, which is read the same way.
  */
 export function resultRecords(content: unknown, limit: number, bridged = false): unknown[] {
-  if (!content || typeof content !== "object") return typeof content === "string" ? parsedJson(content, limit) : [];
+  return recordsIn(content, bridged, (text) => parsedJson(text, limit)) ?? [];
+}
+
+/**
+ * The same records, each read whole, for a check that must see all of a result (`modes[].quotes`):
+ * undefined when a text part is not one whole JSON document of at most `limit` characters (the host
+ * cut it, or it is prose), so what it holds cannot be told.
+ */
+export function wholeResultRecords(content: unknown, limit: number, bridged = false): unknown[] | undefined {
+  return recordsIn(content, bridged, (text) => {
+    if (text.length > limit) return undefined;
+    try {
+      return [JSON.parse(text)];
+    } catch {
+      return undefined;
+    }
+  });
+}
+
+/** The walk both share; `parse` reads one text part, undefined when the result cannot be read. */
+function recordsIn(content: unknown, bridged: boolean, parse: (text: string) => unknown[] | undefined): unknown[] | undefined {
+  if (!content || typeof content !== "object") return typeof content === "string" ? parse(content) : [];
   const record = content as { content?: unknown; details?: unknown };
   if (!Array.isArray(record.content)) return [content];
   const out: unknown[] = [];
@@ -491,16 +512,27 @@ export function resultRecords(content: unknown, limit: number, bridged = false):
   }
   for (const part of record.content) {
     const text = (part as { type?: unknown; text?: unknown } | undefined)?.text;
-    if (typeof text === "string") out.push(...parsedJson(text.startsWith("structuredContent:\n") ? text.slice(19) : text, limit));
+    if (typeof text !== "string") continue;
+    const found = parse(text.startsWith("structuredContent:\n") ? text.slice(19) : text);
+    if (!found) return undefined;
+    out.push(...found);
   }
   if (!bridged) return out;
   // Tool Search's envelope, in its details or its text: the called tool's result inside.
   const inner: unknown[] = [];
   for (const r of out) {
-    const wrapped = (r as { tool?: unknown; result?: unknown } | undefined)?.result;
-    if (r && typeof r === "object" && (r as { tool?: unknown }).tool && wrapped && typeof wrapped === "object") inner.push(...resultRecords(wrapped, limit));
+    if (!isEnvelope(r)) continue;
+    const found = recordsIn((r as { result: unknown }).result, false, parse);
+    if (!found) return undefined;
+    inner.push(...found);
   }
   return [...out, ...inner];
+}
+
+/** Tool Search's `tool_call` result: `{ tool, result }`, the called tool's own result inside. */
+export function isEnvelope(r: unknown): boolean {
+  const wrapped = (r as { tool?: unknown; result?: unknown } | undefined)?.result;
+  return !!r && typeof r === "object" && !!(r as { tool?: unknown }).tool && !!wrapped && typeof wrapped === "object";
 }
 
 function parsedJson(text: string, limit: number): unknown[] {

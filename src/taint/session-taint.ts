@@ -14,7 +14,18 @@ import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts
 import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
 import type { CallFacts, FileRef } from "../policy/touches.ts";
 import { codeLevel, FileLabels } from "./file-labels.ts";
-import { isDirectory, isHostMask, Provenance, resultRecords, shownValue, type ArgumentValue, type ArgumentVerdict, type Namer } from "./provenance.ts";
+import {
+  isDirectory,
+  isEnvelope,
+  isHostMask,
+  Provenance,
+  resultRecords,
+  shownValue,
+  wholeResultRecords,
+  type ArgumentValue,
+  type ArgumentVerdict,
+  type Namer,
+} from "./provenance.ts";
 import { GATEWAY_CHANNEL, RequesterLog, type RequesterBasis, type RequesterTrust } from "./requester.ts";
 import type { FileLabel } from "./file-labels.ts";
 import { WorkTreeUpdates } from "./work-tree-updates.ts";
@@ -720,7 +731,7 @@ export class SessionTaint {
         ? this.backgroundOutput(result, tool)
         : source === "call"
           ? memo?.quotes
-            ? quotesOutside(result.content, memo.quotes, isOuterResult(result, memo.tool))
+            ? quotesOutside(result.content, memo.quotes, isOuterResult(result, memo.tool), this.policy.provenance.scanBytes)
               ? undefined
               : listingOf(result, memo, declared)
             : echoOf(result, memo)
@@ -1147,60 +1158,18 @@ function sameShallow(a: unknown, b: unknown): boolean {
 
 /**
  * Whether a result may quote outside text in the fields a mode names (`modes[].quotes`): one of them
- * holds something other than null or an empty string, or what it holds cannot be told: a text part
- * that is not one whole JSON document (the host cut it, or it is prose), or a record without the
- * fields' top-level key (another shape than the manifest knows). Structured details the host passes
- * whole are read too; `bridged`: Tool Search's envelope, read for the called tool's own result.
+ * holds something other than null or an empty string, or what it holds cannot be told: the result
+ * cannot be read whole (`wholeResultRecords`), or a record lacks the fields' top-level key
+ * (another shape than the manifest knows). Tool Search's envelope counts by what it wraps.
  */
-function quotesOutside(content: unknown, quotes: readonly Segments[], bridged: boolean): boolean {
-  const records = wholeRecords(content, bridged);
+function quotesOutside(content: unknown, quotes: readonly Segments[], bridged: boolean, limit: number): boolean {
+  const records = wholeResultRecords(content, limit, bridged)?.filter((r) => !bridged || !isEnvelope(r));
   if (!records || records.length === 0) return true;
   const roots = quotes.map((at) => at[0]);
   for (const record of records) {
     if (!record || typeof record !== "object" || !roots.some((key) => key !== undefined && Object.hasOwn(record, key))) return true;
   }
   return records.some((r) => quotes.some((at) => valuesAt(r, at).some((v) => v !== null && v !== undefined && v !== "")));
-}
-
-/** A result's records, each whole (`quotesOutside`); undefined when a text part is not a whole JSON document. */
-function wholeRecords(content: unknown, bridged: boolean): unknown[] | undefined {
-  const out: unknown[] = [];
-  if (typeof content === "string") {
-    const parsed = wholeJson(content);
-    if (parsed === undefined) return undefined;
-    out.push(parsed);
-  } else if (content && typeof content === "object") {
-    const record = content as { content?: unknown; details?: unknown };
-    if (!Array.isArray(record.content)) out.push(content);
-    else {
-      if (record.details && typeof record.details === "object") out.push(record.details);
-      for (const part of record.content) {
-        const text = (part as { text?: unknown } | undefined)?.text;
-        if (typeof text !== "string") continue;
-        const parsed = wholeJson(text);
-        if (parsed === undefined) return undefined;
-        out.push(parsed);
-      }
-    }
-  }
-  if (!bridged) return out;
-  const inner: unknown[] = [];
-  for (const r of out) {
-    const wrapped = (r as { tool?: unknown; result?: unknown } | undefined)?.result;
-    if (!r || typeof r !== "object" || !(r as { tool?: unknown }).tool || wrapped === undefined) return undefined;
-    const found = wholeRecords(wrapped, false);
-    if (!found) return undefined;
-    inner.push(...found);
-  }
-  return inner;
-}
-
-function wholeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
