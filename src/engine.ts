@@ -67,7 +67,6 @@ export class Engine {
   private readonly now: () => number;
   /** The latest allowed writes to protected paths: who could have changed the config. */
   readonly protectedWrites: ProtectedWrite[] = [];
-  /** Who could answer an approval in each session (L1 facts from the host's turns and calls). */
   /** The owner's standing answers (allow-always, /clawos grant), durable beside the session state. */
   readonly grants: GrantStore;
 
