@@ -1,4 +1,3 @@
-import type { SurfaceFacts } from "./surfaces.ts";
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { appendFile, unlink, writeFile } from "node:fs/promises";
@@ -8,6 +7,7 @@ import { isResultLabel, resultLabel } from "./labels.ts";
 import { isTrustLevel, minTrust, trustRank, TRUST_LEVELS, type TrustLevel } from "./trust.ts";
 import type { RequesterTrust } from "./requester.ts";
 import { ValueIndex } from "./value-index.ts";
+import type { SurfaceFacts } from "./surfaces.ts";
 
 /**
  * L1 session state: each session's input trust and the inputs that lowered it.
