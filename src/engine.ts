@@ -61,6 +61,8 @@ const PROTECTED_WRITES_KEPT = 20;
 
 export class Engine {
   private policy: CompiledPolicy;
+  /** What a grant gets by default under the policy in force (read from its config once). */
+  private grantDefaults: { readonly policy: CompiledPolicy; readonly scope: GrantScope; readonly expiresInMs?: number } | undefined;
   private host: PolicyHost;
   readonly taint: SessionTaint;
   readonly audit: AuditLog;
@@ -250,8 +252,12 @@ export class Engine {
   }
 
   private grantSettings(): { scope: GrantScope; expiresInMs?: number } {
-    const g = this.policy.config.approvals.grants;
-    return { scope: g.scope, ...(g.expiry === "never" ? {} : { expiresInMs: parseDuration(g.expiry) ?? 86_400_000 }) };
+    const policy = this.policy;
+    if (this.grantDefaults?.policy !== policy) {
+      const g = policy.config.approvals.grants;
+      this.grantDefaults = { policy, scope: g.scope, ...(g.expiry === "never" ? {} : { expiresInMs: parseDuration(g.expiry) ?? 86_400_000 }) };
+    }
+    return this.grantDefaults;
   }
 
   /** Drops expired grants, each audited once. */

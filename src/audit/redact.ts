@@ -41,10 +41,26 @@ const ANY_SECRET = new RegExp(SECRET_VALUE.map((pattern) => `(?:${pattern.source
 /** Strings this short hold none of the patterns above (the shortest match, a password in a URL, `://a:b@`, has 7). */
 const SHORTEST_SECRET = 7;
 
+/**
+ * Strings found to hold no secret, kept so that the same value (a command the agent reruns, a
+ * recipient) is not scanned again: bounded in count and length. Only secret-free strings are kept.
+ */
+const CLEAN = new Set<string>();
+const MAX_CLEAN = 1024;
+const MAX_CLEAN_LENGTH = 512;
+
 export function redactString(text: string): string {
   if (text.length < SHORTEST_SECRET) return text;
+  const keep = text.length <= MAX_CLEAN_LENGTH;
+  if (keep && CLEAN.has(text)) return text;
   ANY_SECRET.lastIndex = 0;
-  if (!ANY_SECRET.test(text)) return text;
+  if (!ANY_SECRET.test(text)) {
+    if (keep) {
+      if (CLEAN.size >= MAX_CLEAN) CLEAN.clear();
+      CLEAN.add(text);
+    }
+    return text;
+  }
   let out = text;
   for (const pattern of SECRET_VALUE) {
     out = out.replace(pattern, (match, prefix) => {

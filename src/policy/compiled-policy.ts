@@ -307,7 +307,8 @@ export class CompiledPolicy implements RulePolicy {
 
   /**
    * The decision for one call at the trust it has. Pure over this policy: memoized by the call's
-   * shape when its arguments add no facts; a trust-limited decision carries the input that set the
+   * shape, with what its paths touch and its command's reading when it has them (not when it selects
+   * modes or takes an irreversible action); a trust-limited decision carries the input that set the
    * session's trust as its cause.
    */
   decide(
@@ -331,9 +332,11 @@ export class CompiledPolicy implements RulePolicy {
       ...(irreversible.length > 0 ? { irreversible } : {}),
     });
     const verdict =
-      irreversible.length > 0 || (facts && (facts.touches.length > 0 || facts.modes.length > 0 || facts.command))
+      irreversible.length > 0 || (facts && facts.modes.length > 0)
         ? decide({ ...input(), ...(facts ? { facts } : {}) }, this)
-        : this.memo.verdict(tool, mode, inputTrust, isSubagent, agentId, () => decide(input(), this));
+        : facts && (facts.touches.length > 0 || facts.command)
+          ? this.memo.factVerdict(tool, mode, inputTrust, isSubagent, agentId, facts, () => decide({ ...input(), facts }, this))
+          : this.memo.verdict(tool, mode, inputTrust, isSubagent, agentId, () => decide(input(), this));
     return verdict.trustLimited ? this.memo.caused(verdict, causeOf(taint, inputTrust)) : verdict;
   }
 }

@@ -1,6 +1,6 @@
 import { redactString } from "../audit/redact.ts";
 import type { ApprovalSurface, ApprovalVerdict } from "../policy/approval.ts";
-import type { Decision } from "../policy/decision.ts";
+import type { Decision, RuleHit } from "../policy/decision.ts";
 import type { ArgumentVerdict } from "../taint/provenance.ts";
 import { formatDuration, type GrantOffer, matchWords, TREE_BOUND_TEXT } from "../grants/grant.ts";
 
@@ -74,16 +74,11 @@ function needed(d: Decision): string {
   return required ?? "owner";
 }
 
-/** The prompt for a call ClawOS asks the owner about (effect `approve`). */
-export function approvalPrompt(d: Decision): ApprovalPrompt {
-  const approval = d.approval;
-  const risk = approval?.risk;
-  const timeoutSeconds = approval?.timeoutSeconds ?? 120;
-  const via = d.via ? ` via ${d.via}` : "";
-  const title = clip(`ClawOS: allow ${d.tool}${via}${d.cause ? ` after ${d.inputTrust} input` : ""}?`, TITLE_LIMIT);
+/** What the call is and does: its capabilities, the arguments that matter, its command, its irreversible actions. */
+function callLines(d: Decision, risk: ApprovalVerdict["risk"]): string {
   const command = d.command && !d.command.readOnly ? [`Command runs: ${d.command.programs.join(", ") || "(unparsed)"}.`] : [];
   const args = argumentLines(d);
-  const lines = [
+  return [
     `${d.tool} can ${d.capabilities.join(", ") || "do what its manifest says"}${risk ? ` (risk ${risk})` : ""}; it needs ${needed(d)} input.`,
     ...(args.length > 0 ? [`Arguments: ${args.join("; ")}.`] : []),
     ...command,
@@ -95,6 +90,40 @@ export function approvalPrompt(d: Decision): ApprovalPrompt {
             .join(", ")}.`,
         ]
       : []),
+  ].join("\n");
+}
+
+/**
+ * The call's lines of decisions that share a verdict's rules (one array per verdict, see
+ * `report/reason.ts`) and have no argument verdicts of their own: every session that asks about
+ * the same call shape reads the same lines, made once per risk level.
+ */
+const callLinesByRules = new WeakMap<readonly RuleHit[], Map<string, string>>();
+
+function sharedCallLines(d: Decision, risk: ApprovalVerdict["risk"]): string {
+  if (d.arguments) return callLines(d, risk);
+  let byRisk = callLinesByRules.get(d.rules);
+  if (!byRisk) {
+    byRisk = new Map();
+    callLinesByRules.set(d.rules, byRisk);
+  }
+  let lines = byRisk.get(risk ?? "");
+  if (lines === undefined) {
+    lines = callLines(d, risk);
+    byRisk.set(risk ?? "", lines);
+  }
+  return lines;
+}
+
+/** The prompt for a call ClawOS asks the owner about (effect `approve`). */
+export function approvalPrompt(d: Decision): ApprovalPrompt {
+  const approval = d.approval;
+  const risk = approval?.risk;
+  const timeoutSeconds = approval?.timeoutSeconds ?? 120;
+  const via = d.via ? ` via ${d.via}` : "";
+  const title = clip(`ClawOS: allow ${d.tool}${via}${d.cause ? ` after ${d.inputTrust} input` : ""}?`, TITLE_LIMIT);
+  const lines = [
+    sharedCallLines(d, risk),
     sessionLine(d),
     `Unanswered in ${timeoutSeconds} s: denied. Allow once runs this call only.${d.offer ? ` Allow always: ${offerText(d.offer)}.` : ""}`,
   ];

@@ -48,6 +48,18 @@ describe("redaction", () => {
     expect(holdsSecret(path, { url: true })).toBe(false);
   });
 
+  it("a string is scanned again until it was found to hold no secret: a kept clean string never hides one", () => {
+    const secret = "deploy with sk-abcdefghijklmnop1234 now";
+    expect(redactString(secret)).not.toContain("sk-abcdefghijklmnop1234");
+    expect(redactString(secret)).not.toContain("sk-abcdefghijklmnop1234");
+    const clean = "npm test -- src/http";
+    expect(redactString(clean)).toBe(clean);
+    expect(redactString(clean)).toBe(clean);
+    // Many other clean strings push the kept ones out; the answers stay the same.
+    for (let i = 0; i < 3000; i++) expect(redactString(`git log -n ${i} --oneline`)).toBe(`git log -n ${i} --oneline`);
+    expect(redactString(`${clean} sk-abcdefghijklmnop1234`)).toBe(`${clean} [redacted]`);
+  });
+
   it("leaves ordinary text alone", () => {
     for (const text of ["", "ls -la", "notes/2026-11-22.md", "send the report to bob@example.com"]) expect(redactString(text)).toBe(text);
   });

@@ -68,6 +68,11 @@ if (sections.has("gate")) {
       `The first taint of a session (the result hook that lowers it and queues its first durable write): p50 ${fmt(r.firstTaint.p50)} us, p99 ${fmt(r.firstTaint.p99)} us, max ${fmt(r.firstTaint.max, 0)} us.`,
     );
   }
+  if (r.realpath) {
+    log(
+      `The system alone finding the real path of the file the reads name (realpath, ${r.realpath.levels} directory levels; what a re-resolved read waits for): p50 ${fmt(r.realpath.p50)} us, p99 ${fmt(r.realpath.p99)} us.`,
+    );
+  }
   log();
   // The targets of the architecture work, read off the rows above (100k sessions).
   const at100k = r.rows.filter((x: any) => x.sessions === 100000);
