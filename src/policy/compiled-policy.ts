@@ -6,7 +6,7 @@ import { SenderSet } from "../taint/sender-set.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import type { TrustLevel } from "../taint/trust.ts";
 import { CapabilityTable, type PathEffect, pathEffectOf } from "./capabilities.ts";
-import { causeOf, decide, type Decision, type RulePolicy } from "./decision.ts";
+import { causeOf, decide, type Decision, type DecisionInput, type RulePolicy } from "./decision.ts";
 import { DecisionMemo } from "./decision-memo.ts";
 import type { ManifestEntry, ManifestRegistry } from "./manifests.ts";
 import { builtinPathRules, PathRules, type HostLocations } from "./path-rules.ts";
@@ -321,7 +321,35 @@ export class CompiledPolicy implements RulePolicy {
     facts?: CallFacts,
     irreversible: readonly IrreversibleAction[] = [],
   ): Decision {
-    const input = () => ({
+    const verdict =
+      irreversible.length > 0 || (facts && facts.modes.length > 0)
+        ? decide(this.decisionInput(tool, mode, inputTrust, isSubagent, agentId, irreversible, facts), this)
+        : facts && (facts.touches.length > 0 || facts.command)
+          ? this.memo.factVerdict(tool, mode, inputTrust, isSubagent, agentId, facts, this.deciding)
+          : this.memo.verdict(tool, mode, inputTrust, isSubagent, agentId, this.deciding);
+    return verdict.trustLimited ? this.memo.caused(verdict, causeOf(taint, inputTrust)) : verdict;
+  }
+
+  /** What `decide` reads for one call (the memo calls it on a miss, with the call's shape and facts). */
+  private readonly deciding = (
+    tool: ResolvedTool,
+    mode: CapabilityMode,
+    inputTrust: TrustLevel,
+    isSubagent: boolean,
+    agentId: string | undefined,
+    facts: CallFacts | undefined,
+  ): Decision => decide(this.decisionInput(tool, mode, inputTrust, isSubagent, agentId, [], facts), this);
+
+  private decisionInput(
+    tool: ResolvedTool,
+    mode: CapabilityMode,
+    inputTrust: TrustLevel,
+    isSubagent: boolean,
+    agentId: string | undefined,
+    irreversible: readonly IrreversibleAction[],
+    facts: CallFacts | undefined,
+  ): DecisionInput {
+    return {
       tool,
       mode,
       manifest: this.manifests.lookup(tool.name),
@@ -330,14 +358,8 @@ export class CompiledPolicy implements RulePolicy {
       isSubagent,
       agentId,
       ...(irreversible.length > 0 ? { irreversible } : {}),
-    });
-    const verdict =
-      irreversible.length > 0 || (facts && facts.modes.length > 0)
-        ? decide({ ...input(), ...(facts ? { facts } : {}) }, this)
-        : facts && (facts.touches.length > 0 || facts.command)
-          ? this.memo.factVerdict(tool, mode, inputTrust, isSubagent, agentId, facts, () => decide({ ...input(), facts }, this))
-          : this.memo.verdict(tool, mode, inputTrust, isSubagent, agentId, () => decide(input(), this));
-    return verdict.trustLimited ? this.memo.caused(verdict, causeOf(taint, inputTrust)) : verdict;
+      ...(facts ? { facts } : {}),
+    };
   }
 }
 

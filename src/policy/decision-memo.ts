@@ -7,12 +7,13 @@ import type { CallFacts } from "./touches.ts";
 
 /**
  * Speed helper for the gate: a decision is a pure function of the call's shape under one compiled
- * policy (the resolved tool, its mode, the input trust, sub-agent and agent id), and the same
- * shapes repeat across every session, so verdicts are memoized per policy, keyed without building
- * a string. A trust-limited
- * decision also names its cause; the decision with a given cause is kept beside its verdict, so a
- * session that keeps hitting the same block gets the same object back (and the same reason text,
- * see `report/reason.ts`) without building either again.
+ * policy (the resolved tool, its mode, the input trust, sub-agent and agent id, and what its
+ * arguments add: the command's reading and the files its paths touch), and the same shapes repeat
+ * across every session, so verdicts are memoized per policy, keyed without building a string where
+ * the shape allows. A trust-limited decision also names its cause, the input that lowered its
+ * session: that copy is made per call (a table of every session's causes cost more to look up
+ * than the copy). The verdict's rules array is shared by every copy, so what is made of the rules
+ * alone (the reason's rule text, the prompt's call lines, the rollout rows) is made once.
  */
 const MAX_AGENTS = 1024;
 /** Distinct call shapes kept per tool and command reading (a path per call cannot grow it without limit). */
@@ -29,13 +30,25 @@ interface FactShapes {
   readonly touched: Map<string, Decision>;
 }
 
-function slotted(
-  byAgent: Slots,
+/** Decides a call of this shape (and facts) when the memo holds no verdict for it. */
+export type MakeVerdict = (
+  tool: ResolvedTool,
   mode: CapabilityMode,
   inputTrust: TrustLevel,
   isSubagent: boolean,
   agentId: string | undefined,
-  make: () => Decision,
+  facts: CallFacts | undefined,
+) => Decision;
+
+function slotted(
+  byAgent: Slots,
+  tool: ResolvedTool,
+  mode: CapabilityMode,
+  inputTrust: TrustLevel,
+  isSubagent: boolean,
+  agentId: string | undefined,
+  facts: CallFacts | undefined,
+  make: MakeVerdict,
 ): Decision {
   const agent = agentId ?? "";
   let slots = byAgent.get(agent);
@@ -46,23 +59,22 @@ function slotted(
     byAgent.set(agent, slots);
   }
   const slot = (MODES.indexOf(mode) * TRUST_LEVELS.length + trustRank(inputTrust)) * 2 + (isSubagent ? 1 : 0);
-  return (slots[slot] ??= make());
+  return (slots[slot] ??= make(tool, mode, inputTrust, isSubagent, agentId, facts));
 }
 
 export class DecisionMemo {
   /** Per resolved tool (by identity, see `tool-resolver.ts`). */
   private readonly verdicts = new WeakMap<ResolvedTool, Slots>();
-  private readonly withCause = new WeakMap<Decision, WeakMap<TaintSource, Decision>>();
   /** Per command reading (or none) and resolved tool (`factVerdict`). */
   private readonly factVerdicts = new WeakMap<object, WeakMap<ResolvedTool, FactShapes>>();
 
-  verdict(tool: ResolvedTool, mode: CapabilityMode, inputTrust: TrustLevel, isSubagent: boolean, agentId: string | undefined, make: () => Decision): Decision {
+  verdict(tool: ResolvedTool, mode: CapabilityMode, inputTrust: TrustLevel, isSubagent: boolean, agentId: string | undefined, make: MakeVerdict): Decision {
     let byAgent = this.verdicts.get(tool);
     if (!byAgent) {
       byAgent = new Map();
       this.verdicts.set(tool, byAgent);
     }
-    return slotted(byAgent, mode, inputTrust, isSubagent, agentId, make);
+    return slotted(byAgent, tool, mode, inputTrust, isSubagent, agentId, undefined, make);
   }
 
   /**
@@ -77,8 +89,8 @@ export class DecisionMemo {
     inputTrust: TrustLevel,
     isSubagent: boolean,
     agentId: string | undefined,
-    facts: Pick<CallFacts, "touches" | "command">,
-    make: () => Decision,
+    facts: CallFacts,
+    make: MakeVerdict,
   ): Decision {
     const anchor: object = facts.command?.view ?? NO_COMMAND;
     let byTool = this.factVerdicts.get(anchor);
@@ -91,31 +103,21 @@ export class DecisionMemo {
       shapes = { slots: new Map(), touched: new Map() };
       byTool.set(tool, shapes);
     }
-    if (facts.touches.length === 0) return slotted(shapes.slots, mode, inputTrust, isSubagent, agentId, make);
+    if (facts.touches.length === 0) return slotted(shapes.slots, tool, mode, inputTrust, isSubagent, agentId, facts, make);
     let key = `${mode}\u0000${inputTrust}\u0000${isSubagent ? 1 : 0}\u0000${agentId ?? ""}`;
     for (const t of facts.touches) key += `\u0001${t.kind}\u0000${t.argument}\u0000${t.value}\u0000${t.label}`;
     let verdict = shapes.touched.get(key);
     if (!verdict) {
       if (shapes.touched.size >= MAX_SHAPES) shapes.touched.clear();
-      verdict = make();
+      verdict = make(tool, mode, inputTrust, isSubagent, agentId, facts);
       shapes.touched.set(key, verdict);
     }
     return verdict;
   }
 
-  /** The verdict with its cause attached, one object per (verdict, cause). */
+  /** The verdict with its cause attached. */
   caused(verdict: Decision, cause: TaintSource | undefined): Decision {
     if (!cause) return verdict;
-    let byCause = this.withCause.get(verdict);
-    if (!byCause) {
-      byCause = new WeakMap();
-      this.withCause.set(verdict, byCause);
-    }
-    let decision = byCause.get(cause);
-    if (!decision) {
-      decision = { ...verdict, cause };
-      byCause.set(cause, decision);
-    }
-    return decision;
+    return { ...verdict, cause };
   }
 }
