@@ -4,7 +4,7 @@ import type { ClawosConfig } from "./config/config-schema.ts";
 import { CompiledPolicy, type PolicyHost } from "./policy/compiled-policy.ts";
 import { internalErrorDecision, provenanceRequirement, withProvenance, type Decision } from "./policy/decision.ts";
 import { askable, withApproval } from "./policy/approval.ts";
-import { answeringGrants, callPattern, CLOCK_SLACK_MS, type Grant, type GrantScope, parseDuration, valuePattern } from "./grants/grant.ts";
+import { answeringGrants, callPattern, CLOCK_SLACK_MS, type Grant, type GrantOffer, type GrantScope, parseDuration, valuePattern } from "./grants/grant.ts";
 import { GrantStore } from "./grants/grant-store.ts";
 import { redactString } from "./audit/redact.ts";
 import { noteTurnSurface, surfaceOf } from "./taint/surfaces.ts";
@@ -177,8 +177,8 @@ export class Engine {
               call.canAsk === false
                 ? { surface: "unsupported" as const }
                 : surfaceOf(call.sessionKey, surfaceFacts, call.isSubagent, onChannel, (key) => this.taint.store.peek(key));
-            decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface);
-            if (decision.effect === "approve" || decision.effect === "would-ask") decision = this.withOffer(decision, values, treeMark);
+            const offer = (asked: Decision) => this.offerFor(asked, values, treeMark);
+            decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface, offer);
           }
         }
       }
@@ -237,18 +237,17 @@ export class Engine {
   }
 
   /** What allow-always would grant for this question, when a grant can answer it. */
-  private withOffer(decision: Decision, values: ReturnType<CompiledPolicy["argumentValues"]>, treeMark: string | undefined): Decision {
+  private offerFor(decision: Decision, values: ReturnType<CompiledPolicy["argumentValues"]>, treeMark: string | undefined): GrantOffer | undefined {
     const pattern = callPattern({ decision, values });
-    if (!pattern?.tool || !pattern.values) return decision;
+    if (!pattern?.tool || !pattern.values) return undefined;
     const { scope, expiresInMs } = this.grantSettings();
-    const offer = {
+    return {
       tool: pattern.tool,
       values: pattern.values,
       scope,
       ...(expiresInMs !== undefined ? { expiresInMs } : {}),
       ...(treeMark !== undefined ? { treeMark } : {}),
     };
-    return { ...decision, offer };
   }
 
   private grantSettings(): { scope: GrantScope; expiresInMs?: number } {

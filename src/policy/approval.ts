@@ -2,6 +2,7 @@ import type { ApprovalChoice } from "../config/approvals-schema.ts";
 import type { ClawosConfig } from "../config/config-schema.ts";
 import type { Decision, RuleId } from "./decision.ts";
 import type { RiskLevel } from "./manifest-schema.ts";
+import type { GrantOffer } from "../grants/grant.ts";
 
 /**
  * L2: the third outcome. A call that enforce would block only because the session's trust is below
@@ -101,6 +102,7 @@ export function withApproval(
   policy: ApprovalPolicy,
   risk: RiskLevel | undefined,
   surface: { readonly surface: ApprovalSurface; readonly parent?: string },
+  offerFor?: (asked: Decision) => GrantOffer | undefined,
 ): Decision {
   if (!askable(decision)) return decision;
   const chosen = policy.choose(decision.tool, decision.capabilities, risk);
@@ -112,6 +114,8 @@ export function withApproval(
     timeoutSeconds: policy.timeoutSeconds,
   };
   if (chosen.choice !== "approve" || surface.surface !== "interactive") return { ...decision, approval };
-  if (decision.effect === "would-block") return { ...decision, effect: "would-ask", approval };
-  return { ...decision, outcome: "approve", effect: "approve", approval };
+  // What allow-always would grant (the caller works it out from the call's values), when a grant can answer.
+  const offer = offerFor?.(decision);
+  if (decision.effect === "would-block") return { ...decision, effect: "would-ask", approval, ...(offer ? { offer } : {}) };
+  return { ...decision, outcome: "approve", effect: "approve", approval, ...(offer ? { offer } : {}) };
 }
