@@ -155,7 +155,7 @@ export class Engine {
       // Still blocked only by a trust floor or an argument's origin: the owner may be asked instead.
       // Only a requester on a channel can be asked: the host refuses a turn that came in on none.
       const onChannel = call.requester?.channel !== undefined;
-      const surfaceFacts = call.sessionKey ? this.taint.surfaceRecord(call.sessionKey, call.isSubagent) : undefined;
+      const surfaceFacts = call.sessionKey ? this.taint.surfaceRecord(call.sessionKey, call.isSubagent, session) : undefined;
       if (surfaceFacts) surfaceFacts.onChannel = onChannel;
       if (decision.effect === "block" || decision.effect === "would-block") {
         // The owner's grants answer before anyone is asked (and where nobody can be).

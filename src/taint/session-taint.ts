@@ -334,7 +334,9 @@ export class SessionTaint {
    * The record that keeps what the host said about a session's turns and calls (`SurfaceFacts`,
    * in memory only): the session's own, created as a call or turn would create it.
    */
-  surfaceRecord(sessionKey: string, isSubagent: boolean): SessionTrust {
+  surfaceRecord(sessionKey: string, isSubagent: boolean, known?: SessionView): SessionTrust {
+    // The record `beforeCall` returned for this call, when it returned one: no second lookup.
+    if (known && (known as Partial<SessionTrust>).key === sessionKey) return known as SessionTrust;
     return this.store.peek(sessionKey) ?? this.store.get(sessionKey, isSubagent ? this.unlinkedChildTrust() : "owner");
   }
 
