@@ -7,7 +7,7 @@ import type { TaintSource } from "../taint/session-store.ts";
 import type { TrustLevel } from "../taint/trust.ts";
 import { CapabilityTable, type PathEffect, pathEffectOf } from "./capabilities.ts";
 import { causeOf, decide, type Decision, type DecisionInput, type RulePolicy } from "./decision.ts";
-import { DecisionMemo } from "./decision-memo.ts";
+import { DecisionMemo, type MakeVerdict } from "./decision-memo.ts";
 import type { ManifestEntry, ManifestRegistry } from "./manifests.ts";
 import { builtinPathRules, PathRules, type HostLocations } from "./path-rules.ts";
 import { callFacts, decidedModes, repositoriesFrom, type CallEnvironment, type CallFacts, type HostSettings, type PathResolver } from "./touches.ts";
@@ -331,14 +331,8 @@ export class CompiledPolicy implements RulePolicy {
   }
 
   /** What `decide` reads for one call (the memo calls it on a miss, with the call's shape and facts). */
-  private readonly deciding = (
-    tool: ResolvedTool,
-    mode: CapabilityMode,
-    inputTrust: TrustLevel,
-    isSubagent: boolean,
-    agentId: string | undefined,
-    facts: CallFacts | undefined,
-  ): Decision => decide(this.decisionInput(tool, mode, inputTrust, isSubagent, agentId, [], facts), this);
+  private readonly deciding: MakeVerdict = (tool, mode, inputTrust, isSubagent, agentId, facts) =>
+    decide(this.decisionInput(tool, mode, inputTrust, isSubagent, agentId, [], facts), this);
 
   private decisionInput(
     tool: ResolvedTool,
