@@ -56,7 +56,7 @@ export class RealPathMemo {
 
   /** A call that may move files was let through: forget everything until its result (`changed`). */
   changing(callId: string | undefined, lasting = false): void {
-    this.entries.clear();
+    this.forget();
     // A call the result cannot be matched to, or more calls running than anyone would: stay off.
     if (lasting || callId === undefined || this.running.size >= MAX_RUNNING) this.off = true;
     else this.running.add(callId);
@@ -66,8 +66,13 @@ export class RealPathMemo {
   changed(callId: string, lasting = false): void {
     // A call that was not running here (one that moves nothing, left running or not) changes nothing.
     if (!this.running.delete(callId)) return;
-    this.entries.clear();
+    this.forget();
     if (lasting) this.off = true;
+  }
+
+  /** Forgets every answer (a map cleared allocates a new table, even an empty one: skipped then). */
+  private forget(): void {
+    if (this.entries.size > 0) this.entries.clear();
   }
 
   /** Forgets everything, calls running included (tests only: a new runtime in the same process). */

@@ -118,6 +118,29 @@ export class DecisionMemo {
   /** The verdict with its cause attached. */
   caused(verdict: Decision, cause: TaintSource | undefined): Decision {
     if (!cause) return verdict;
-    return { ...verdict, cause };
+    // Every field named, in one order: a spread of verdicts of many shapes takes V8's slow path,
+    // and the type makes a field added to Decision an error here until it is copied.
+    const v = verdict;
+    const out: { readonly [K in keyof Required<Decision>]: Decision[K] | undefined } = {
+      outcome: v.outcome,
+      effect: v.effect,
+      mode: v.mode,
+      tool: v.tool,
+      requestedTool: v.requestedTool,
+      via: v.via,
+      unresolved: v.unresolved,
+      capabilities: v.capabilities,
+      inputTrust: v.inputTrust,
+      manifested: v.manifested,
+      rules: v.rules,
+      trustLimited: v.trustLimited,
+      cause,
+      arguments: v.arguments,
+      approval: v.approval,
+      grants: v.grants,
+      offer: v.offer,
+      command: v.command,
+    };
+    return out as Decision;
   }
 }

@@ -243,7 +243,7 @@ export function callFacts(
   const touches: Touch[] = [];
   const reads: FileRef[] = [];
   const writes: FileRef[] = [];
-  const seen = new Set<string>();
+  let seen: Set<string> | undefined;
   let count = 0;
   const copies: FileCopy[] = [];
   let command: CommandFacts | undefined;
@@ -262,6 +262,7 @@ export function callFacts(
       return false;
     }
     const key = `${access}\u0000${path}`;
+    seen ??= new Set();
     if (seen.has(key)) return true;
     seen.add(key);
     const forms = touchesOf(path, at, access, agentId, env, touches, below);

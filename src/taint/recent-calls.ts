@@ -24,15 +24,32 @@ export interface CallMemo {
   selectPending?: boolean;
 }
 
+/** One session's memo of one call id; the sessions that used the same id are chained. */
+interface Slot {
+  readonly sessionKey: string;
+  memo: CallMemo;
+  next: Slot | undefined;
+}
+
 /**
- * Recent calls by session and tool call id (ids are only unique within a session: some model
- * servers reuse `call_0`). A speed helper: a bounded map in two generations, the young one taking
- * new entries and replacing the old one when full; O(1) per operation with no per-entry
- * bookkeeping, which an LRU does not need here, since a call's memo is read back within a few calls.
+ * Sessions kept per call id in one generation. Ids are only unique within a session (some model
+ * servers reuse `call_0` in every session): past this many sessions using one id at once, the
+ * oldest memo of that id is dropped, as an aged one is, so a lookup walks a short chain.
+ */
+export const MAX_SESSIONS_PER_ID = 32;
+
+/**
+ * Recent calls by tool call id and session. A speed helper: a bounded map in two generations, the
+ * young one taking new entries and replacing the old one when full; O(1) per operation with no
+ * per-entry bookkeeping, which an LRU does not need here, since a call's memo is read back within a
+ * few calls. Keyed by the id the host sent as it is (a string whose hash the engine keeps), not by a
+ * string joined from the session and the id, which costs a new string to hash on every call.
  */
 export class RecentCalls {
-  private young = new Map<string, CallMemo>();
-  private old = new Map<string, CallMemo>();
+  private young = new Map<string, Slot>();
+  private old = new Map<string, Slot>();
+  /** Memos in the young generation (chained ones included): the bound. */
+  private count = 0;
   private readonly half: number;
 
   constructor(max: number) {
@@ -40,23 +57,46 @@ export class RecentCalls {
   }
 
   get(sessionKey: string | undefined, callId: string): CallMemo | undefined {
-    const key = `${sessionKey ?? ""}\u0000${callId}`;
-    const value = this.young.get(key);
-    if (value !== undefined) return value;
-    const aged = this.old.get(key);
-    if (aged !== undefined) this.put(key, aged);
-    return aged;
+    const key = sessionKey ?? "";
+    const slot = find(this.young.get(callId), key);
+    if (slot !== undefined) return slot.memo;
+    const aged = find(this.old.get(callId), key);
+    if (aged === undefined) return undefined;
+    this.put(key, callId, aged.memo);
+    return aged.memo;
   }
 
   set(sessionKey: string | undefined, callId: string, memo: CallMemo): void {
-    this.put(`${sessionKey ?? ""}\u0000${callId}`, memo);
+    this.put(sessionKey ?? "", callId, memo);
   }
 
-  private put(key: string, value: CallMemo): void {
-    if (!this.young.has(key) && this.young.size >= this.half) {
+  private put(sessionKey: string, callId: string, memo: CallMemo): void {
+    let head = this.young.get(callId);
+    const slot = find(head, sessionKey);
+    if (slot !== undefined) {
+      slot.memo = memo;
+      return;
+    }
+    if (this.count >= this.half) {
       this.old = this.young;
       this.young = new Map();
+      this.count = 0;
+      head = undefined;
     }
-    this.young.set(key, value);
+    // The chain's oldest memos past the bound go, as aged ones do.
+    let kept = 1;
+    for (let s = head; s !== undefined; s = s.next) {
+      if (++kept === MAX_SESSIONS_PER_ID && s.next !== undefined) {
+        for (let cut: Slot | undefined = s.next; cut !== undefined; cut = cut.next) this.count--;
+        s.next = undefined;
+      }
+    }
+    this.young.set(callId, { sessionKey, memo, next: head });
+    this.count++;
   }
+}
+
+function find(head: Slot | undefined, sessionKey: string): Slot | undefined {
+  for (let s = head; s !== undefined; s = s.next) if (s.sessionKey === sessionKey) return s;
+  return undefined;
 }
