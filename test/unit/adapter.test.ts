@@ -84,6 +84,25 @@ describe("host adapter", () => {
     expect(s.gate("exec", { command: "touch x" }, lowered)?.blockReason).toContain("the result of web_fetch");
   });
 
+  it("the owner's answer to ask_user keeps an owner session at owner; it raises nothing a page lowered", () => {
+    // OpenClaw's ask_user returns each question's header and the answer, as text and as details.
+    const asked = (id: string, ctx = ctxOf()) => {
+      const params = { questions: [{ header: "New name", question: "New name for maxRetries?", options: ["retryLimit", "maxAttempts"] }] };
+      expect(s.gate("ask_user", params, ctx, id)).toBeUndefined();
+      const payload = { status: "answered", answers: { answers: { q1: ["retryLimit"] } } };
+      const result = { content: [{ type: "text", text: `New name: retryLimit\n\n${JSON.stringify(payload)}` }], details: payload };
+      s.rec.fire("after_tool_call", { toolName: "ask_user", params, toolCallId: id, result }, ctx);
+    };
+    const s = registered(ENFORCE);
+    asked("q1");
+    expect(s.gate("exec", { command: "npm test" })).toBeUndefined();
+
+    const lowered = ctxOf("agent:main:ask-after-page", OWNER);
+    s.taint(lowered);
+    asked("q2", lowered);
+    expect(s.gate("exec", { command: "npm test" }, lowered)?.blockReason).toContain("the result of web_fetch");
+  });
+
   it("a handler that fails is logged, never thrown into the host", () => {
     const s = registered(ENFORCE);
     const bad = {

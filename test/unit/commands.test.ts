@@ -508,6 +508,36 @@ describe("classifyCommand: reading the journal and the service manager", () => {
       ["journalctl -u x | sh", /sh runs commands/],
     ]);
   });
+
+  it("systemctl is-active and its kin print only state words: read-only, and their output is not others' text", () => {
+    for (const command of ["systemctl is-active acme-api", "systemctl is-enabled --quiet nginx", "systemctl is-failed a b", "systemctl get-default"]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(true);
+      expect(facts.external, command).toBe(false);
+      expect(facts.network, command).toBe(false);
+    }
+    expectActs([["systemctl -H db-1 is-active x", /changes/]]);
+  });
+});
+
+describe("classifyCommand: sockets and processes", () => {
+  it("ss, netstat and top in batch mode are read-only", () => {
+    for (const command of ["ss -tlnp", "ss -s", "ss state established '( dport = :https )'", "netstat -tulpn | grep 5432", "top -b -n 1 | head -20"]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(true);
+      expect(facts.network, command).toBe(false);
+    }
+  });
+
+  it("ss -K closes sockets and ss -D writes a dump: not read-only", () => {
+    expectActs([
+      ["ss -K dst 10.0.0.5", /ss -K changes something/],
+      ["ss -tnK", /changes something/],
+    ]);
+    const dump = classify("ss -D /tmp/sock.dump");
+    expect(dump.readOnly).toBe(false);
+    expect(dump.writes).toContain("/tmp/sock.dump");
+  });
 });
 
 describe("classifyCommand: reading the cluster, the container daemon and GitHub the owner configured", () => {

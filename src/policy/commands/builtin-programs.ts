@@ -426,6 +426,19 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     valueFlags: ["-o", "-p", "-u", "-U", "-G", "-g", "-t", "-C", "-O", "-s"],
   },
   { names: ["lsof"], kind: "read", operands: "strings", valueFlags: ["-p", "-u", "-c", "-g", "-s", "-d"] },
+  // Sockets and what holds them, as ps shows processes; ss -K closes sockets, -D writes a dump.
+  {
+    names: ["ss"],
+    kind: "read",
+    operands: "strings",
+    valueFlags: ["-f", "--family", "-A", "--query", "--socket", "-N", "--net"],
+    readFlags: ["-F", "--filter"],
+    writeFlags: ["-D", "--diag"],
+    unsafeFlags: ["-K", "--kill"],
+  },
+  { names: ["netstat"], kind: "read", operands: "strings", valueFlags: ["-A", "--protocol"] },
+  // Batch mode (top -b -n 1): what ps shows, refreshed; it writes nothing and takes no commands.
+  { names: ["top"], kind: "read", operands: "strings", valueFlags: ["-n", "-d", "-p", "-u", "-U", "-o", "-w", "-E", "-e"] },
   { names: ["cal", "ncal", "env-list", "getconf", "tput", "stty", "clear", "reset"], kind: "read", operands: "strings", inert: true },
 
   // ---- git --------------------------------------------------------------------------------------
@@ -1741,28 +1754,21 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     otherSubcommand: { kind: "system", operands: "strings", why: "changes system state" },
     subcommands: [
       {
-        names: [
-          "status",
-          "show",
-          "cat",
-          "list-units",
-          "list-unit-files",
-          "list-timers",
-          "list-sockets",
-          "list-dependencies",
-          "list-jobs",
-          "is-active",
-          "is-enabled",
-          "is-failed",
-          "is-system-running",
-          "get-default",
-          "show-environment",
-        ],
+        names: ["status", "show", "cat", "list-units", "list-unit-files", "list-timers", "list-sockets", "list-dependencies", "list-jobs", "show-environment"],
         kind: "read",
         external: true,
         operands: "strings",
         valueFlags: ["-n", "--lines", "-o", "--output", "-p", "--property", "-t", "--type", "--state"],
         // Another machine's service manager: not this host's state any more.
+        unsafeFlags: ["-H", "--host", "-M", "--machine"],
+      },
+      {
+        // Each prints only a state word per unit (active, enabled, failed, running, a target's name),
+        // or nothing with -q: no text anyone else wrote, so its output is not counted as others'.
+        names: ["is-active", "is-enabled", "is-failed", "is-system-running", "get-default"],
+        kind: "read",
+        operands: "strings",
+        valueFlags: ["-t", "--type", "--state"],
         unsafeFlags: ["-H", "--host", "-M", "--machine"],
       },
     ],
