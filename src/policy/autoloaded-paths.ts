@@ -22,7 +22,11 @@ export const AUTOLOADED_PATHS: readonly LabelledGlob[] = [
   { pattern: "memory/**", label: "the agent's memory notes (recent ones load into new sessions)" },
   { pattern: "**/{AGENTS,CLAUDE,GEMINI,SOUL,USER,IDENTITY,TOOLS,BOOT,BOOTSTRAP,HEARTBEAT,MEMORY,DREAMS}.md", label: "agent instruction files" },
   { pattern: "**/{SKILL.md,.cursorrules,.clinerules,.windsurfrules}", label: "agent instruction files" },
-  { pattern: "**/{.cursor,.claude,.codex}/**", label: "agent instruction and settings directories" },
+  {
+    pattern: "**/{.cursor,.claude,.codex,.gemini,.kiro,.windsurf,.roo,.continue,.aider.conf.yml,opencode.json,.mcp.json}/**",
+    label: "agent instruction and settings directories",
+  },
+  { pattern: "**/{.mcp.json,mcp.json,opencode.json,.aider.conf.yml}", label: "agent settings (servers and hooks they start)" },
   { pattern: "**/{.github,.gitlab,.circleci,.buildkite,.husky,.devcontainer,.vscode,.idea,.cargo,.mvn}/**", label: "CI, hook and editor configuration" },
   {
     pattern: "**/{.gitlab-ci.yml,Jenkinsfile,azure-pipelines.yml,bitbucket-pipelines.yml,.pre-commit-config.yaml,lefthook.yml,.gitattributes,.gitmodules}",
@@ -46,11 +50,12 @@ export const AUTOLOADED_PATHS: readonly LabelledGlob[] = [
   },
   {
     pattern:
-      "**/{Makefile,makefile,GNUmakefile,*.mk,Justfile,justfile,Taskfile.yml,Taskfile.yaml,Rakefile,Gemfile,build.rs,Cargo.toml,go.mod,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,pom.xml,CMakeLists.txt,meson.build}",
+      "**/{Makefile,makefile,GNUmakefile,*.mk,Justfile,justfile,Taskfile.yml,Taskfile.yaml,Rakefile,Gemfile,*.gemspec,composer.json,requirements*.txt,Pipfile,Gruntfile.js,gulpfile.js,karma.conf.js,Vagrantfile,BUILD,BUILD.bazel,WORKSPACE,MODULE.bazel,build.sbt,mix.exs,flake.nix,shell.nix,default.nix,build.rs,Cargo.toml,go.mod,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,pom.xml,CMakeLists.txt,meson.build}",
     label: "build files",
   },
   {
-    pattern: "**/{Dockerfile,Containerfile,docker-compose.yml,docker-compose.yaml,compose.yml,compose.yaml,*.service,*.timer,crontab}",
+    pattern:
+      "**/{Dockerfile,Containerfile,docker-compose.yml,docker-compose.yaml,docker-compose.*.yml,docker-compose.*.yaml,compose.yml,compose.yaml,compose.*.yml,compose.*.yaml,*.service,*.timer,crontab}",
     label: "container, service and schedule definitions",
   },
   { pattern: "**/{*.test.*,*.spec.*,test_*.py,*_test.py,*_test.go,*_spec.rb}", label: "test files (a test runner finds and runs them)" },

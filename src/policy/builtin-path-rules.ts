@@ -44,6 +44,18 @@ export const BUILTIN_PATH_RULES: readonly PathRule[] = [
   { pattern: "{home}/.local/share/keyrings/**", zone: "secret", label: "the desktop keyring" },
   { pattern: "{home}/{.netrc,.git-credentials,.npmrc,.pypirc,.pgpass,.my.cnf}", zone: "secret", label: "stored login credentials" },
   {
+    pattern: "{home}/{.claude/.credentials.json,.codex/auth.json,.gemini/oauth_creds.json,.config/github-copilot/**}",
+    zone: "secret",
+    label: "a coding agent's stored login",
+  },
+  {
+    pattern:
+      "{home}/{.config/{google-chrome,chromium,BraveSoftware,microsoft-edge,vivaldi,opera},.mozilla/firefox,snap/firefox,Library/Application Support/{Google/Chrome,Firefox,BraveSoftware,Microsoft Edge},Library/Cookies}/**",
+    zone: "secret",
+    label: "a browser profile (saved passwords, cookies and sessions)",
+  },
+  { pattern: "{home}/{.bitcoin,.electrum,.ethereum/keystore,.solana,.config/solana}/**", zone: "secret", label: "a cryptocurrency wallet" },
+  {
     pattern:
       "{home}/{.vault-token,.s3cfg,.boto,.dockercfg,.terraform.d/credentials.tfrc.json,.cargo/credentials,.cargo/credentials.toml,.gem/credentials,.m2/settings.xml,.m2/settings-security.xml,.gradle/gradle.properties,.composer/auth.json,.config/composer/auth.json,.config/hub,.config/rclone/rclone.conf,.config/doctl/config.yaml,.config/stripe/config.toml}",
     zone: "secret",
@@ -77,12 +89,32 @@ export const BUILTIN_PATH_RULES: readonly PathRule[] = [
     label: "shell startup files",
   },
   { pattern: "{home}/.config/fish/**", zone: "protected", label: "shell startup files" },
+  {
+    pattern:
+      "{home}/{.bash_aliases,.bashrc.d/**,.zshrc.d/**,.oh-my-zsh/custom/**,.xprofile,.xsession,.xsessionrc,.xinitrc,.pam_environment,.config/environment.d/**,.config/direnv/**}",
+    zone: "protected",
+    label: "shell and login startup files",
+  },
+  { pattern: "{home}/{.gitconfig,.config/git/**}", zone: "protected", label: "Git's user configuration (it can run commands)" },
+  {
+    pattern: "{home}/{.curlrc,.wgetrc,.config/pip/**,.pip/**,.config/uv/**,.condarc,.gemrc,.bundle/**,.cargo/config,.cargo/config.toml,.m2/**,.gradle/**}",
+    zone: "protected",
+    label: "a tool's user configuration (where it downloads from, what it runs)",
+  },
+  {
+    pattern: "{home}/{.claude,.codex,.gemini,.cursor,.continue,.aider.conf.yml,.config/opencode}/**",
+    zone: "protected",
+    label: "a coding agent's settings (hooks and servers it runs)",
+  },
+  { pattern: "{home}/{.ipython,.jupyter}/**", zone: "protected", label: "IPython and Jupyter start-up files" },
+  { pattern: "**/site-packages/**", zone: "protected", label: "installed Python packages (.pth files run at start-up)" },
   { pattern: "/etc/{profile,bash.bashrc,zshrc,zshenv,environment}", zone: "protected", label: "system shell startup files" },
   { pattern: "/etc/{profile.d,zsh}/**", zone: "protected", label: "system shell startup files" },
   { pattern: "{home}/.config/{autostart,systemd}/**", zone: "protected", label: "login startup items" },
   { pattern: "{home}/Library/LaunchAgents/**", zone: "protected", label: "login startup items" },
   { pattern: "/etc/{cron.d,cron.daily,cron.hourly,cron.weekly,cron.monthly,systemd}/**", zone: "protected", label: "system scheduled jobs and services" },
   { pattern: "/etc/{crontab,sudoers,passwd,shadow,hosts}", zone: "protected", label: "system configuration" },
+  { pattern: "/etc/**", zone: "protected", label: "system configuration" },
   { pattern: "/var/spool/cron/**", zone: "protected", label: "scheduled jobs" },
   { pattern: "{workspace}/**", zone: "open", label: "the agent's workspace" },
   { pattern: "{state}/**", zone: "protected", label: "OpenClaw's state directory (sessions, plugins, skills, config)" },

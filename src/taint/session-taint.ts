@@ -994,9 +994,11 @@ export class SessionTaint {
       for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, call.agentId, "untrusted", !file.listing));
     }
     // What a package install brings in is others' text, but the code the project runs, chosen by
-    // this call: a build runs it at this trust. A clone, a download or an archive is only text.
+    // this call: a build runs it at this trust. A clone, a download or an archive is only text, and
+    // so is what a command read from state kept outside files (a pod's logs, the journal, a
+    // container's output) and wrote to one (`kubectl logs web-0 > web.log`).
     const chosen = level;
-    if (view && !view.readOnly && (view.network || !view.parsed)) level = "untrusted";
+    if (view && !view.readOnly && (view.network || !view.parsed || view.external)) level = "untrusted";
     const overwrite = tool.name === "write";
     for (const file of facts.writes) {
       const path = file.forms[0];

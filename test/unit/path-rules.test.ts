@@ -163,3 +163,41 @@ describe("path rules: a secret below a directory read whole", () => {
     expect(braceAlternatives("{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}")).toBeUndefined();
   });
 });
+
+describe("path rules: files that run commands or hold logins outside the shell's own start-up files", () => {
+  it("protects Git's user config, shell drop-ins, tools' and agents' settings, Python start-up and /etc; marks agents' logins, browser profiles and wallets secret", () => {
+    const rules = new PathRules(BUILTIN_PATH_RULES, locations(false));
+    const zone = (p: string) => rules.match(p, undefined)?.zone;
+    for (const p of [
+      "/home/o/.gitconfig",
+      "/home/o/.config/git/config",
+      "/home/o/.bash_aliases",
+      "/home/o/.bashrc.d/10-x.sh",
+      "/home/o/.oh-my-zsh/custom/x.zsh",
+      "/home/o/.config/pip/pip.conf",
+      "/home/o/.curlrc",
+      "/home/o/.claude/settings.json",
+      "/home/o/.codex/config.toml",
+      "/home/o/.gemini/settings.json",
+      "/home/o/.ipython/profile_default/startup/00.py",
+      "/home/o/.local/lib/python3.12/site-packages/x.pth",
+      "/etc/sudoers.d/agent",
+      "/etc/apt/apt.conf.d/99hook",
+      "/etc/ld.so.preload",
+    ]) {
+      expect(zone(p), p).toBe("protected");
+    }
+    for (const p of [
+      "/home/o/.claude/.credentials.json",
+      "/home/o/.codex/auth.json",
+      "/home/o/.config/google-chrome/Default/Cookies",
+      "/home/o/.mozilla/firefox/abc.default/logins.json",
+      "/home/o/.bitcoin/wallet.dat",
+    ]) {
+      expect(zone(p), p).toBe("secret");
+    }
+    // The workspace stays open, and an ordinary file in home has no rule.
+    expect(zone("/home/o/.openclaw/workspace/src/a.ts")).toBe("open");
+    expect(zone("/home/o/notes/todo.md")).toBeUndefined();
+  });
+});

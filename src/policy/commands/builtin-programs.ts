@@ -272,10 +272,19 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   { names: ["hash"], kind: "read", operands: "strings", inert: true, valueFlags: ["-p", "-t"], unsafeFlags: ["-p"], why: "makes a name run another program" },
   { names: ["printenv"], kind: "read", operands: "strings", inert: true },
   {
-    names: ["which", "type", "whereis", "dirs", "jobs", "wait", "umask", "ulimit", "times", "help", "history"],
+    names: ["which", "type", "whereis", "dirs", "jobs", "wait", "umask", "ulimit", "times", "help"],
     kind: "read",
     operands: "strings",
     inert: true,
+  },
+  // history -w/-a write the history to a file (any file: ~/.bashrc), -r/-n read one into it.
+  {
+    names: ["history"],
+    kind: "read",
+    operands: "strings",
+    inert: true,
+    unsafeFlags: ["-w", "-a", "-r", "-n"],
+    why: "writes or reads a history file",
   },
   {
     names: ["exit", "return", "break", "continue", "shift", "set", "shopt", "unset", "caller"],
@@ -485,6 +494,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         kind: "read",
         implicit: ".",
         operands: "strings",
+        // blame --contents reads a file in place of the working copy's; grep -f reads its patterns from one.
+        readFlags: ["--contents", "-f"],
         valueFlags: [
           "-n",
           "-L",

@@ -699,6 +699,8 @@ class Walker {
     const spec = entry.spec;
     if (!ctx.remote && disclosesEnvironment(name, args)) add(this.secrets, ENVIRONMENT);
     if (ctx.remote && disclosesEnvironment(name, args)) this.notReadOnly(`${name} prints the remote host's environment`);
+    // A cloud or container copy that downloads (aws s3 cp s3://b/x notes.md): where it lands is outside content.
+    if (!ctx.remote) for (const landing of downloadLandings(name, args)) this.fetch(ctx, landing);
     let patterns: Set<Word> | undefined;
     if (spec.kind === "read" && !spec.inert) {
       // The shell expands a pattern into names before the program sees them: which files, only run time knows.
@@ -856,7 +858,16 @@ class Walker {
     const t = texts(args);
     const readFlags = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--list", "-l"];
     const writeFlags = ["--add", "--unset", "--unset-all", "--replace-all", "--rename-section", "--remove-section", "-e", "--edit"];
-    const operands = t.filter((x) => !x.startsWith("-"));
+    // -f/--file: the file git reads or writes instead of the repository's configuration.
+    let file: string | undefined;
+    let fileAt = -1;
+    for (let i = 0; i < t.length; i++) {
+      if (t[i] === "-f" || t[i] === "--file") {
+        file = t[i + 1];
+        fileAt = i + 1;
+      } else if (t[i].startsWith("--file=")) file = t[i].slice("--file=".length);
+    }
+    const operands = t.filter((x, i) => !x.startsWith("-") && i !== fileAt);
     const reading =
       !t.some((x) => writeFlags.includes(x)) &&
       (t.some((x) => readFlags.includes(x)) ||
@@ -865,9 +876,10 @@ class Walker {
         (operands.length === 1 && !["set", "unset", "edit", "rename-section", "remove-section"].includes(operands[0])));
     if (args.some((w) => w.dynamic)) this.notReadOnly(`${label} gets an argument only known at run time`);
     if (reading) {
-      this.read(ctx, ".", base);
+      this.read(ctx, file ?? ".", base);
       return;
     }
+    if (file !== undefined) this.write(ctx, file, base);
     this.write(ctx, b.writes ?? ".", base);
     this.notReadOnly(`${label} changes configuration, which can run commands`);
   }
@@ -1575,6 +1587,17 @@ class Walker {
       if (!looksLikeFile) files = operands.slice(1);
     }
     if (restAreArgs) files = [];
+    // yq's load functions read the file they name (load_str("~/.ssh/id_ed25519")): a read like
+    // any other when the name is a literal, a file only known at run time otherwise.
+    if (label.startsWith("yq")) {
+      for (const w of args) {
+        for (const m of w.text.matchAll(YQ_LOAD)) {
+          const path = m[1] ?? m[2];
+          if (path !== undefined) this.read(ctx, path, base);
+          else this.notReadOnly(`${label} loads a file only known at run time`);
+        }
+      }
+    }
     for (const w of files) {
       const path = w.dynamic ? w.raw : w.text;
       if (inPlace) this.write(ctx, path, base);
@@ -1871,10 +1894,14 @@ class Walker {
         case "--index-file":
           if (value) this.write(ctx, value, base);
           break;
+        case "--force-local":
+          forceLocal = true;
+          break;
         default:
           break;
       }
     };
+    let forceLocal = false;
     for (let i = 0; i < list.length; i++) {
       const w = list[i];
       const t = w.text;
@@ -1912,6 +1939,9 @@ class Walker {
       operands.push(w);
     }
     const archive = file ?? "-";
+    // GNU tar takes an archive named host:path (a colon before any slash) to be on another host,
+    // reached through rsh or ssh: looking the host up alone sends the name out.
+    if (file !== undefined && !forceLocal && /^[^/]*:/.test(file)) this.reaches(`${label} -f ${file} names an archive on another host`);
     const where = dir !== undefined ? joinPath(base, dir) : base;
     switch (mode) {
       case "x":
@@ -3063,7 +3093,7 @@ function filterFlag(spec: ProgramSpec, word: string): boolean {
 
 /** A word naming one of a read's secret kinds, alone or between commas and slashes (secret,pod; secrets/db). */
 function namesSecret(kinds: readonly string[], word: string): boolean {
-  for (const part of word.toLowerCase().split(/[,/]/)) if (kinds.includes(part)) return true;
+  for (const part of word.toLowerCase().split(/[,/.]/)) if (kinds.includes(part)) return true;
   return false;
 }
 
@@ -3375,7 +3405,99 @@ function disclosesEnvironment(name: string, args: readonly Word[]): boolean {
       return args.every((w) => /^[-+][A-Za-z]*$/.test(w.text));
     case "compgen":
       return args.some((w) => w.text === "-v" || w.text === "-e" || w.text === "-A");
+    case "ps":
+      return psShowsEnvironment(args);
+    case "jq":
+    case "gojq":
+    case "jaq":
+      // jq's env builtin and $ENV hold the whole environment (`jq -n env`, `$ENV.API_KEY`).
+      return args.some((w) => JQ_ENVIRONMENT.test(w.text));
+    case "yq":
+      return args.some((w) => YQ_ENVIRONMENT.test(w.text));
+    case "awk":
+    case "gawk":
+    case "mawk":
+    case "nawk":
+      return args.some((w) => w.text.includes("ENVIRON"));
     default:
       return false;
   }
+}
+
+const YQ_LOAD = /\bload(?:_[a-z0-9]+)?\s*\(\s*(?:"([^"\\]*)"\s*\)|'([^'\\]*)'\s*\))?/g;
+/**
+ * Copy commands of storage and container tools, by program: the words before the verb, the verbs
+ * that copy, and how a source that is not on this machine is spelled.
+ */
+const COPY_COMMANDS: ReadonlyMap<string, { readonly before: readonly string[]; readonly verbs: ReadonlySet<string>; readonly remote: RegExp }> = new Map([
+  ["aws", { before: ["s3"], verbs: new Set(["cp", "mv", "sync"]), remote: /^s3:\/\// }],
+  ["gsutil", { before: [], verbs: new Set(["cp", "mv", "rsync"]), remote: /^gs:\/\// }],
+  ["s3cmd", { before: [], verbs: new Set(["get", "sync", "cp", "mv"]), remote: /^s3:\/\// }],
+  ["rclone", { before: [], verbs: new Set(["copy", "copyto", "sync", "move", "moveto", "bisync", "copyurl"]), remote: /^[^/]*:|^https?:\/\// }],
+  ["kubectl", { before: [], verbs: new Set(["cp"]), remote: /^[^/]*:/ }],
+  ["docker", { before: [], verbs: new Set(["cp"]), remote: /^[^/]*:/ }],
+  ["podman", { before: [], verbs: new Set(["cp"]), remote: /^[^/]*:/ }],
+  ["azcopy", { before: [], verbs: new Set(["copy", "cp", "sync"]), remote: /^https?:\/\// }],
+]);
+
+/**
+ * Where a copy that downloads puts what it brings: its operands on this machine, when the last one
+ * is here and an earlier one is not (an upload's last operand is remote: nothing lands). A flag's
+ * value may be taken for an operand; it names no file, so labelling it changes nothing.
+ */
+function downloadLandings(name: string, args: readonly Word[]): string[] {
+  const copy = COPY_COMMANDS.get(name);
+  if (!copy) return [];
+  const words = args.filter((w) => !w.dynamic && !w.text.startsWith("-")).map((w) => w.text);
+  let i = 0;
+  for (const word of copy.before) if (words[i] === word) i++;
+  if (i < copy.before.length || !copy.verbs.has(words[i] ?? "")) return [];
+  const operands = words.slice(i + 1);
+  const last = operands[operands.length - 1];
+  if (last === undefined || copy.remote.test(last) || !operands.some((w) => copy.remote.test(w))) return [];
+  return operands.filter((w) => !copy.remote.test(w));
+}
+
+const JQ_ENVIRONMENT = /\$ENV\b|\$__prog_env\b|(?:^|[^\w.$])env\b/;
+const YQ_ENVIRONMENT = /\b(?:env|strenv|envsubst)\b|\$ENV\b/;
+/** ps's flags that take a value: a value is never read as BSD options. */
+const PS_VALUE_FLAGS = new Set([
+  "-o",
+  "-O",
+  "-p",
+  "-q",
+  "-u",
+  "-U",
+  "-G",
+  "-g",
+  "-t",
+  "-C",
+  "-s",
+  "--format",
+  "--pid",
+  "--ppid",
+  "--user",
+  "--group",
+  "--sort",
+  "--cols",
+  "--columns",
+  "--rows",
+  "--width",
+]);
+
+/**
+ * Whether ps prints each process's environment: the BSD option `e` (`ps eww`, `ps auxe`), or `-E`
+ * (the BSDs' and macOS's spelling).
+ */
+function psShowsEnvironment(args: readonly Word[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i].text;
+    if (t === "-E") return true;
+    if (PS_VALUE_FLAGS.has(t)) {
+      i++;
+      continue;
+    }
+    if (/^[A-Za-z]+$/.test(t) && t.includes("e")) return true;
+  }
+  return false;
 }
