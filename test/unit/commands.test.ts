@@ -965,6 +965,22 @@ describe("classifyCommand: seams found by probing (environment dumps, reads thro
     expect(classify("tar tvf ./a:b.tar").network).toBe(false);
   });
 
+  it("installs, image builds and compose run what the tree's files say: they run the tree, as a build does", () => {
+    for (const command of [
+      "composer install",
+      "bundle install",
+      "pip install -r requirements.txt",
+      "npm ci",
+      "docker build .",
+      "docker compose up -d",
+      "docker-compose up -d",
+    ]) {
+      expect(classify(command).runsTree, command).toBe(true);
+    }
+    expect(classify("docker run --rm alpine ls").runsTree).toBe(false);
+    expect(classify("docker compose logs web").runsTree).toBe(false);
+  });
+
   it("kubectl names secrets by their qualified resource name too", () => {
     expect(classify("kubectl get secrets.v1. -o yaml").secrets.length).toBe(1);
     expect(classify("kubectl get pods.v1 -n prod").secrets).toEqual([]);

@@ -1562,16 +1562,16 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         ],
         unsafeFlags: ["-H", "--host", "--config", "--tlscacert", "--tlscert", "--tlskey"],
       },
+      { names: ["pull", "push", "login", "logout", "search", "image pull", "image push", "manifest push"], kind: "network", network: true },
+      // A build runs the steps of the tree's Dockerfile; compose runs the containers (mounts, privileges) its file defines.
+      { names: ["buildx", "build", "image build"], kind: "network", network: true, runsTree: true },
+      { names: ["run", "create", "container run"], kind: "system", network: true, why: "runs a container (it may first download the image)" },
       {
-        names: ["pull", "push", "login", "logout", "search", "image pull", "image push", "manifest push", "buildx", "build", "image build"],
-        kind: "network",
-        network: true,
-      },
-      {
-        names: ["run", "create", "compose", "compose up", "container run"],
+        names: ["compose", "compose up", "compose run", "compose start", "compose build", "up"],
         kind: "system",
         network: true,
-        why: "runs a container (it may first download the image)",
+        runsTree: true,
+        why: "runs the containers a compose file defines (it may first download the images)",
       },
     ],
   },

@@ -1000,7 +1000,8 @@ class Walker {
     const isRead = b.kind === "read";
     if (!isRead) this.notReadOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
     if (NOT_LOCAL.has(b.kind)) this.local = false;
-    if (b.kind === "build") this.runsTree = true;
+    // A build runs the tree's code; so does an install (lifecycle scripts, a Gemfile, setup.py, composer scripts).
+    if (b.kind === "build" || b.kind === "install" || b.runsTree) this.runsTree = true;
     if (b.network) this.network = true;
     if (b.external) {
       // Its output comes from state kept elsewhere, not from the files where it runs.
@@ -2437,6 +2438,8 @@ class Walker {
 
   private runPipInstall(label: string, args: readonly Word[], ctx: Context, base: string): void {
     this.reaches(`${label} installs packages from the network`);
+    // A requirements file's options and a local project's setup.py are the tree's: what they say runs.
+    this.runsTree = true;
     for (let i = 0; i < args.length; i++) {
       const t = args[i].text;
       const eq = t.indexOf("=");

@@ -212,6 +212,12 @@ const behaviourFields = {
     }),
   ),
   inert: Type.Optional(Type.Boolean({ description: "arguments only known at run time cannot change what the program does (echo)" })),
+  runsTree: Type.Optional(
+    Type.Boolean({
+      description:
+        "the program runs what files of its working tree say (a compose file's containers, a Dockerfile's steps, an install's scripts): a file written there below owner lowers the call, as for a build",
+    }),
+  ),
   listsOnly: Type.Optional(
     Type.Boolean({
       description:
