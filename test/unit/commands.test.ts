@@ -981,6 +981,35 @@ describe("classifyCommand: seams found by probing (environment dumps, reads thro
     expect(classify("docker compose logs web").runsTree).toBe(false);
   });
 
+  it("find -exec over regular files only (-type f, every test ANDed, no -L) reads its roots whole; any other -exec gets names only known at run time", () => {
+    const counted = classify("find src tests -type f -name '*.py' -exec grep -l TODO {} +");
+    expect(counted.readOnly).toBe(true);
+    // The roots are read whole (the files' contents), not only listed.
+    expect(counted.reads).toEqual(["src", "tests"]);
+    expect(counted.listings).toEqual([]);
+    expect(classify("find ~ -type f -name id_rsa -exec cat {} +").listings).toEqual([]);
+    for (const command of [
+      "find src -name '*.ts' -exec wc -l {} +",
+      "find -L . -type f -exec cat {} +",
+      "find . -type f -o -name x -exec cat {} +",
+      "find . ! -type d -exec cat {} +",
+      "find src -type f -execdir cat {} +",
+      "find . -type f -exec sh -c 'cat $1' _ {} \\;",
+    ]) {
+      expect(classify(command).readOnly, command).toBe(false);
+    }
+    const removed = classify("find . -type f -name '*.log' -exec rm {} +");
+    expect(removed.readOnly).toBe(false);
+    expect(removed.writes).toEqual(["."]);
+  });
+
+  it("popd returns to where this command's pushd left; with nothing pushed, or with an argument, where is only known at run time", () => {
+    expect(classify("pushd src/api && ls && popd && cat README.md")).toMatchObject({ readOnly: true, reads: ["src/api", "README.md"] });
+    // A pushd that may fail leaves the shell where it was: both places are read.
+    expect(classify("pushd /etc; popd; cat passwd").reads).toEqual(["passwd", "/etc/passwd"]);
+    for (const command of ["popd", "pushd a && popd +1", "(pushd a); popd", "pushd"]) expect(classify(command).readOnly, command).toBe(false);
+  });
+
   it("kubectl names secrets by their qualified resource name too", () => {
     expect(classify("kubectl get secrets.v1. -o yaml").secrets.length).toBe(1);
     expect(classify("kubectl get pods.v1 -n prod").secrets).toEqual([]);

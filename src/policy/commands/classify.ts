@@ -219,6 +219,8 @@ interface Context {
   readonly depth: number;
   /** Inside an ssh remote command: paths are the remote host's, not recorded. */
   readonly remote: boolean;
+  /** The directories pushd left, innermost last (each a set of possibilities, as `cwds`). */
+  dirs?: readonly (readonly string[])[];
 }
 
 interface Frame {
@@ -973,7 +975,7 @@ class Walker {
         this.runCd(label, args, ctx);
         return;
       case "popd":
-        this.notReadOnly(`${label} returns to a directory only known at run time`);
+        this.runPopd(label, args, ctx);
         return;
       case "eval":
         this.local = false;
@@ -1329,9 +1331,26 @@ class Walker {
       this.notReadOnly(`${label} changes to a directory only known at run time`);
       return;
     }
+    // pushd alone swaps the two directories on top of the stack.
+    if (!target && label === "pushd") {
+      this.notReadOnly(`${label} changes to a directory only known at run time`);
+      return;
+    }
     const dir = target ? target.text : "~";
     const next = ctx.cwds.map((cwd) => joinPath(cwd, dir));
+    if (label === "pushd") ctx.dirs = [...(ctx.dirs ?? []), ctx.cwds];
     ctx.cwds = [...new Set(next)];
+  }
+
+  /** popd returns to where the last pushd of this command left (if it failed, the shell stays: see walkScript). */
+  private runPopd(label: string, args: readonly Word[], ctx: Context): void {
+    const dirs = ctx.dirs ?? [];
+    if (args.length > 0 || dirs.length === 0) {
+      this.notReadOnly(`${label} returns to a directory only known at run time`);
+      return;
+    }
+    ctx.cwds = dirs[dirs.length - 1];
+    ctx.dirs = dirs.slice(0, -1);
   }
 
   private runAssign(label: string, args: readonly Word[]): void {
@@ -1385,22 +1404,32 @@ class Walker {
 
   private runFind(label: string, args: readonly Word[], ctx: Context, base: string): void {
     let i = 0;
-    while (i < args.length && /^-[HLP]$|^-O\d$/.test(args[i].text)) i++;
+    let follows = false;
+    while (i < args.length && /^-[HLP]$|^-O\d$/.test(args[i].text)) if (args[i++].text === "-L") follows = true;
     if (args[i]?.text === "-D") i += 2;
     const starts: Word[] = [];
     while (i < args.length && !/^[-(!),]/.test(args[i].text)) starts.push(args[i++]);
     const roots = starts.length ? starts.map((w) => (w.dynamic ? w.raw : w.text)) : ["."];
     for (const root of roots) this.read(ctx, root, base);
     if (starts.some((w) => w.dynamic)) this.notReadOnly(`${label} searches a directory only known at run time`);
+    // -exec gets only regular files below the roots when every test is ANDed with -type f and no
+    // symlink is followed (-type f is then the entry itself: a link is type l). Its command then
+    // reads the roots whole, as grep -r would; any other -exec gets names only known at run time.
+    const rest = args.slice(i).map((w) => w.text);
+    const filesOnly =
+      !follows && !starts.some((w) => w.dynamic) && rest.some((t, j) => t === "-type" && rest[j + 1] === "f") && !rest.some((t) => FIND_NOT_AND.has(t));
+    const found = roots.map(literalWord);
     for (; i < args.length; i++) {
       const t = args[i].text;
       if (t === "-exec" || t === "-execdir" || t === "-ok" || t === "-okdir") {
         const inner: Word[] = [];
+        const bounded = filesOnly && t === "-exec";
         for (i++; i < args.length && args[i].text !== ";" && args[i].text !== "+"; i++) {
-          inner.push(args[i].text.includes("{}") ? RUNTIME_WORD : args[i]);
+          if (bounded && args[i].text === "{}") inner.push(...found);
+          else inner.push(args[i].text.includes("{}") ? RUNTIME_WORD : args[i]);
         }
         if (inner.length === 0) continue;
-        this.notReadOnly(`${label} ${t} runs ${inner[0].raw || "a command"}`);
+        if (!bounded) this.notReadOnly(`${label} ${t} runs ${inner[0].raw || "a command"}`);
         const frame = this.begin();
         this.runArgv(inner, { ...ctx });
         this.end(frame);
@@ -3460,6 +3489,9 @@ function downloadLandings(name: string, args: readonly Word[]): string[] {
   if (last === undefined || copy.remote.test(last) || !operands.some((w) => copy.remote.test(w))) return [];
   return operands.filter((w) => !copy.remote.test(w));
 }
+
+/** find operators that make a test other than ANDed with the rest (or follow links): -exec's names are then not bounded by -type f. */
+const FIND_NOT_AND: ReadonlySet<string> = new Set(["-o", "-or", ",", "!", "-not", "(", ")", "-follow", "-xtype"]);
 
 const JQ_ENVIRONMENT = /\$ENV\b|\$__prog_env\b|(?:^|[^\w.$])env\b/;
 const YQ_ENVIRONMENT = /\b(?:env|strenv|envsubst)\b|\$ENV\b/;
