@@ -15,6 +15,15 @@ import { valueHasher, type ValueHasher, type ValueSource } from "./value-index.t
  * never reads trust from text, only which values a text names.
  */
 
+/**
+ * Files only the kernel or the system's packages write, holding facts about the machine (memory,
+ * CPUs, load, the OS release): no text anyone else chose. Read as the owner's input, like a
+ * trusted path, unless ClawOS saw a less trusted write to them. Not a trusted path otherwise (a new
+ * file is not made there).
+ */
+const SYSTEM_FACTS =
+  /^(?:\/proc\/(?:meminfo|cpuinfo|loadavg|uptime|version|stat|swaps|partitions|filesystems)|\/(?:usr\/lib|etc)\/os-release|\/etc\/(?:lsb-release|debian_version|redhat-release|alpine-release|hostname|timezone))$/;
+
 export type UnknownPolicy = "tainted" | "allow" | "new-files";
 
 export interface ProvenanceSettings {
@@ -261,7 +270,7 @@ export class Provenance {
         }
         continue;
       }
-      const byPlace = this.labels.intact && this.settings.trusted(path, agentId) ? "owner" : fallback;
+      const byPlace = this.labels.intact && (this.settings.trusted(path, agentId) || SYSTEM_FACTS.test(path)) ? "owner" : fallback;
       level = minTrust(level, byPlace);
     }
     return { level: forms.length === 0 ? fallback : level, ...(label ? { label } : {}) };

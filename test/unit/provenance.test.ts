@@ -240,6 +240,25 @@ describe("engine: provenance-aware decisions", () => {
     expect(engine.gate(call("write", { params: { path: "plan.txt", content: "x" } })).outcome).toBe("allow");
   });
 
+  it("the machine's own facts (/proc/meminfo, /etc/os-release) keep an owner session at owner; another file outside the trusted paths does not", () => {
+    const { engine } = makeEngine(ENFORCE);
+    const reads: [string, string, Record<string, unknown>][] = [
+      ["exec", "cat /proc/meminfo", { command: "head -3 /proc/meminfo" }],
+      ["exec", "os-release", { command: "cat /etc/os-release" }],
+      ["read", "cpuinfo", { path: "/proc/cpuinfo" }],
+    ];
+    for (const [i, [tool, , params]] of reads.entries()) {
+      const session = `agent:main:facts-${i}`;
+      ownerSays(engine, "how much memory does this box have?", session);
+      expect(result(engine, tool, params, "MemTotal: 32768000 kB", `f${i}`, session).outcome).toBe("allow");
+      expect(engine.store.peek(session)?.trust, JSON.stringify(params)).toBe("owner");
+    }
+    const other = "agent:main:facts-other";
+    ownerSays(engine, "what's in the nginx config?", other);
+    result(engine, "exec", { command: "cat /etc/nginx/nginx.conf" }, "user www-data;", "f-other", other);
+    expect(engine.store.peek(other)?.trust).toBe("untrusted");
+  });
+
   it("the agent's memory notes and staged attachments count as untrusted however they are read: OpenClaw writes them from conversations", () => {
     const { engine, workspace } = makeEngine(ENFORCE);
     mkdirSync(join(workspace, "memory"), { recursive: true });
