@@ -28,7 +28,11 @@ export interface GrantValue {
   readonly role: string;
   /** Canonical: a path as the host resolves it, a value in its normalised form, a command as written. */
   readonly value: string;
-  /** For a command: the approved prefix (`npm run build`), matched against the call's own prefix. */
+  /**
+   * For a command: the approved command in plain words (`npm run build`), matched against the
+   * call's own whole command. (Grants made before this meant the same words, as a prefix stopping
+   * at the first flag: they still cover exactly those words.)
+   */
   readonly prefix?: boolean;
   /**
    * For a URL a reading tool fetches: the approved host (`doi.org`), matched against the URL's host;
@@ -39,7 +43,7 @@ export interface GrantValue {
 
 /** How a grant value matches, in words before the value: `starting with`, `on host`, or nothing. */
 export function matchWords(v: Pick<GrantValue, "prefix" | "host">): string {
-  return v.prefix ? "starting with " : v.host ? "on host " : "";
+  return v.prefix ? "" : v.host ? "on host " : "";
 }
 
 /** One grant value as a pattern line writes it: `command starting with "npm test"`, `to="boss@example.com"`. */
@@ -123,7 +127,7 @@ export function callPattern(question: GrantQuestion): Pick<Grant, "tool" | "valu
   const { decision } = question;
   if (!decision.manifested || decision.rules.length === 0) return undefined;
   if (!decision.rules.every((hit) => CALL_RULES.has(hit.rule) || hit.rule === "action.irreversible")) return undefined;
-  const prefix = decision.command?.prefix;
+  const prefix = decision.command?.whole;
   const readsWeb = decision.capabilities.length > 0 && decision.capabilities.every((c) => READING_WEB.has(c));
   const values: GrantValue[] = [];
   const seen = new Set<string>();
@@ -156,7 +160,7 @@ function coversCall(grant: Grant, question: GrantQuestion): boolean {
   // A grant for named values answers calls that name some of them, not a call that names none (a
   // click on whatever page is open is not the site the owner approved).
   if (grant.values.length > 0 && question.values.length === 0) return false;
-  const prefix = question.decision.command?.prefix;
+  const prefix = question.decision.command?.whole;
   for (const v of question.values) {
     const ok = grant.values.some((g) => {
       if (g.argument !== v.argument || g.role !== v.role) return false;

@@ -100,6 +100,8 @@ export interface Decision {
   readonly command?: Pick<CommandView, "parsed" | "error" | "readOnly" | "why" | "programs" | "irreversible"> & {
     /** The prefix an operator's allow rule could name: a single local command that reads no secret. */
     readonly prefix?: string;
+    /** With a prefix: the whole command, in plain words, as an allow-always grant names it. */
+    readonly whole?: string;
   };
 }
 
@@ -259,15 +261,28 @@ function allowPrefix(view: CommandView, text: string): string | undefined {
   return words.slice(0, end).join(" ");
 }
 
+/**
+ * The command as a grant names it: all of it, in plain words. A flag or an operand added to an
+ * approved command can change what runs (`make -C /tmp/x`, `python3 -m http.server`,
+ * `sed -i 1e./x`), so allow-always covers the command the owner saw, not what starts like it.
+ */
+function grantCommand(view: CommandView, text: string): string | undefined {
+  if (allowPrefix(view, text) === undefined) return undefined;
+  return text.trim().split(/\s+/).join(" ");
+}
+
 function commandSummary(view: CommandView, text: string): NonNullable<Decision["command"]> {
   const prefix = allowPrefix(view, text);
+  const whole = prefix ? grantCommand(view, text) : undefined;
   return {
     ...(prefix ? { prefix } : {}),
+    ...(whole ? { whole } : {}),
     parsed: view.parsed,
     ...(view.error ? { error: view.error } : {}),
     readOnly: view.readOnly,
-    why: view.why.slice(0, 3),
-    programs: view.programs.slice(0, 8),
+    why: view.why.slice(0, 8),
+    // Every program (bounded): the prompt lists them all, so a long command cannot hide one.
+    programs: view.programs.slice(0, 32),
     irreversible: view.irreversible,
   };
 }

@@ -33,8 +33,15 @@ function clip(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
 }
 
+/** Long values keep their start and their end: what a long command or URL hides is often at its tail. */
+function clipMiddle(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const head = Math.ceil((limit - 1) / 2);
+  return `${text.slice(0, head)}…${text.slice(text.length - (limit - 1 - head))}`;
+}
+
 function valueText(value: string, limit = 60): string {
-  return JSON.stringify(clip(redactString(value), limit));
+  return JSON.stringify(clipMiddle(redactString(value), limit));
 }
 
 /** One argument's line: its value (redacted, short) and where it came from, with that input's trust. */
@@ -49,6 +56,17 @@ export function argumentLine(v: ArgumentVerdict): string {
         ? `only from ${v.source ?? "an input"} (${v.level ?? "less trusted"}${v.callId ? `, call ${v.callId}` : ""})`
         : "in no input ClawOS saw (the model chose it)";
   return `${v.argument} ${valueText(v.value)} ${where}`;
+}
+
+/**
+ * Every program the command runs, those a reason names (what is not read-only: the network, an
+ * interpreter, a write) first, so that harmless programs in front cannot push them out of sight.
+ */
+function commandPrograms(c: NonNullable<Decision["command"]>): string {
+  if (c.programs.length === 0) return "(unparsed)";
+  const named = c.programs.filter((p) => c.why.some((w) => w.startsWith(`${p} `) || w.includes(` ${p} `)));
+  const ordered = [...named, ...c.programs.filter((p) => !named.includes(p))];
+  return ordered.join(", ");
 }
 
 /** The arguments that matter: those that fell short first, then the rest, at most four. */
@@ -76,12 +94,12 @@ function needed(d: Decision): string {
 
 /** What the call is and does: its capabilities, the arguments that matter, its command, its irreversible actions. */
 function callLines(d: Decision, risk: ApprovalVerdict["risk"]): string {
-  const command = d.command && !d.command.readOnly ? [`Command runs: ${d.command.programs.join(", ") || "(unparsed)"}.`] : [];
+  const command = d.command && !d.command.readOnly ? [`Command runs: ${commandPrograms(d.command)}.`] : [];
   const args = argumentLines(d);
   return [
     `${d.tool} can ${d.capabilities.join(", ") || "do what its manifest says"}${risk ? ` (risk ${risk})` : ""}; it needs ${needed(d)} input.`,
-    ...(args.length > 0 ? [`Arguments: ${args.join("; ")}.`] : []),
     ...command,
+    ...(args.length > 0 ? [`Arguments: ${args.join("; ")}.`] : []),
     ...(d.rules.some((r) => r.rule === "action.irreversible")
       ? [
           `Irreversible: ${d.rules

@@ -473,6 +473,7 @@ class Walker {
   private read(ctx: Context, path: string, base = ""): void {
     // Another host's files are not checked against this host's path rules: a secret-looking one is not a plain read.
     if (ctx.remote && REMOTE_SECRET.test(path)) this.notReadOnly(`reads ${path} on the remote host, which may hold secrets`);
+    this.processPath(path);
     if (ctx.remote || !path || path === "-" || HARMLESS_TARGETS.test(path)) return;
     for (const p of this.paths(ctx, path, base)) {
       add(this.reads, p);
@@ -496,7 +497,14 @@ class Walker {
     }
   }
 
+  /** A network device (/dev/tcp/host/port) connects; a process's own view of paths leads where ClawOS cannot tell. */
+  private processPath(path: string): void {
+    if (NETWORK_DEVICE.test(path)) this.reaches(`${path} opens a network connection`);
+    else if (PROCESS_VIEW.test(path)) this.notReadOnly(`${path} is a path as the command's own process sees it, which ClawOS cannot resolve`);
+  }
+
   private write(ctx: Context, path: string, base = ""): void {
+    this.processPath(path);
     if (ctx.remote || !path || path === "-" || HARMLESS_TARGETS.test(path)) return;
     for (const p of this.paths(ctx, path, base)) add(this.writes, p);
   }
@@ -610,6 +618,7 @@ class Walker {
         if (command.words.some((w) => /^-(eq|ne|lt|le|gt|ge)$/.test(w.text))) {
           this.notReadOnly("an arithmetic test evaluates variables, which can run commands");
         }
+        this.checkNames("[[", namesAfter(command.words, ["-v", "-R"]));
         break;
       default:
         for (const body of command.bodies) this.walkScript(body, ctx);
@@ -621,7 +630,7 @@ class Walker {
     if (word.dynamic && !ctx.remote) for (const name of secretVariables(word.raw)) add(this.secrets, `$${name}`);
     if (word.dynamic && ctx.remote && secretVariables(word.raw).length > 0) this.notReadOnly(`${word.raw} prints a remote variable that may hold a key`);
     for (const script of word.scripts) this.walkScript(script, { ...ctx });
-    if (word.arithmetic) this.notReadOnly(`${word.raw} evaluates variables as arithmetic, which can run commands`);
+    if (word.arithmetic) this.notReadOnly(`${word.raw} evaluates what a variable holds (as arithmetic or as a prompt), which can run commands`);
   }
 
   private walkRedirects(redirects: readonly Redirect[], ctx: Context): void {
@@ -701,6 +710,12 @@ class Walker {
     const spec = entry.spec;
     if (!ctx.remote && disclosesEnvironment(name, args)) add(this.secrets, ENVIRONMENT);
     if (ctx.remote && disclosesEnvironment(name, args)) this.notReadOnly(`${name} prints the remote host's environment`);
+    if (name === "test" || name === "[") this.checkNames(name, namesAfter(args, ["-v", "-R"]));
+    else if (name === "unset")
+      this.checkNames(
+        name,
+        args.filter((w) => w.dynamic || !w.text.startsWith("-")),
+      );
     // A cloud or container copy that downloads (aws s3 cp s3://b/x notes.md): where it lands is outside content.
     if (!ctx.remote) for (const landing of downloadLandings(name, args)) this.fetch(ctx, landing);
     let patterns: Set<Word> | undefined;
@@ -1337,6 +1352,7 @@ class Walker {
       return;
     }
     const dir = target ? target.text : "~";
+    this.processPath(dir);
     const next = ctx.cwds.map((cwd) => joinPath(cwd, dir));
     if (label === "pushd") ctx.dirs = [...(ctx.dirs ?? []), ctx.cwds];
     ctx.cwds = [...new Set(next)];
@@ -1354,6 +1370,10 @@ class Walker {
   }
 
   private runAssign(label: string, args: readonly Word[]): void {
+    this.checkNames(
+      label,
+      args.filter((w) => w.dynamic || !/^[-+][A-Za-z]+$/.test(w.text)),
+    );
     let exported = label === "export";
     for (const w of args) {
       const t = w.text;
@@ -1366,6 +1386,19 @@ class Walker {
       if (!name || !t.includes("=")) continue;
       if (this.rules.safeEnvironment(name)) continue;
       if (exported || !/[a-z]/.test(name)) this.notReadOnly(`${label} ${name} can change how later commands run`);
+    }
+  }
+
+  /**
+   * Names of variables a builtin reads or sets (test -v NAME, read NAME, declare NAME=...): an array
+   * element's subscript (`a[$(cmd)]`) is evaluated as arithmetic, which runs what it expands; a
+   * name only known at run time may be one.
+   */
+  private checkNames(label: string, names: readonly Word[]): void {
+    for (const w of names) {
+      const name = w.text.includes("=") ? w.text.slice(0, w.text.indexOf("=")) : w.text;
+      if (w.dynamic) this.notReadOnly(`${label} names a variable only known at run time (an array subscript in it runs commands)`);
+      else if (name.includes("[")) this.notReadOnly(`${label} names the array element ${name}, whose subscript bash evaluates (it can run commands)`);
     }
   }
 
@@ -1393,6 +1426,10 @@ class Walker {
         } else if (!t[i].startsWith("-")) names.push(args[i]);
       }
     }
+    this.checkNames(
+      label,
+      names.filter((w) => !w.dynamic),
+    );
     for (const w of names) {
       if (w.dynamic) this.notReadOnly(`${label} sets a variable only known at run time`);
       else if (!/[a-z]/.test(w.text) && !this.rules.safeEnvironment(w.text))
@@ -3489,6 +3526,21 @@ function downloadLandings(name: string, args: readonly Word[]): string[] {
   if (last === undefined || copy.remote.test(last) || !operands.some((w) => copy.remote.test(w))) return [];
   return operands.filter((w) => !copy.remote.test(w));
 }
+
+/** The words right after any of `flags` (test -v NAME). */
+function namesAfter(words: readonly Word[], flags: readonly string[]): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i + 1 < words.length; i++) if (!words[i].dynamic && flags.includes(words[i].text)) out.push(words[i + 1]);
+  return out;
+}
+
+/**
+ * A path seen through a process's own view (/proc/self/cwd, /proc/123/root, /dev/fd/3): a command
+ * resolves it in its own process, not where ClawOS resolves paths, so where it leads is unknown.
+ */
+const PROCESS_VIEW = /^\/(?:proc\/(?:self|thread-self|\d+)\/(?:cwd|root|fd|map_files)|dev\/fd)(?:\/|$)/;
+/** Bash's network redirections: opening one connects (and looks the host up). */
+const NETWORK_DEVICE = /^\/dev\/(?:tcp|udp)\//;
 
 /** find operators that make a test other than ANDed with the rest (or follow links): -exec's names are then not bounded by -type f. */
 const FIND_NOT_AND: ReadonlySet<string> = new Set(["-o", "-or", ",", "!", "-not", "(", ")", "-follow", "-xtype"]);

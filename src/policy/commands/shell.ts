@@ -863,7 +863,10 @@ class Parser {
       const from = this.pos;
       this.pos += 2;
       this.readBraced(scripts);
-      if (bracedArithmetic(this.src.slice(from + 2, this.pos - 1))) this.arith = true;
+      const body = this.src.slice(from + 2, this.pos - 1);
+      // An array subscript is evaluated as arithmetic; @P expands the value as a prompt and zsh's
+      // (e) flag as words: each runs what the value holds.
+      if (bracedArithmetic(body) || EVALUATING_EXPANSION.test(body)) this.arith = true;
       return true;
     }
     if (next === "[") {
@@ -1043,6 +1046,9 @@ class Parser {
       : undefined;
   }
 }
+
+/** `${x@P}` (prompt expansion, bash) and `${(e)x}` or other zsh flags that include e or %. */
+const EVALUATING_EXPANSION = /@P\s*$|^\([^)]*[e%][^)]*\)/;
 
 /**
  * Whether a `${...}` body evaluates arithmetic over names: an array subscript (`a[i]`) or a substring
