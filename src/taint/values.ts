@@ -507,6 +507,11 @@ function canonical(int: string, frac: string, negative: boolean): string {
 const PHONE_LIKE = /^\+?\(?\d[\d\s().\-\u00a0]*$/;
 const IBAN_LIKE = /^[a-z]{2}\d{2}(?:[\s\u00a0-]?[a-z0-9]){11,30}$/i;
 const EMAIL = /^[^@\s<>:]+@[^@\s<>]+\.[a-z]{2,}$/;
+/** The kinds and channels a chat target may carry in front of its id (OpenClaw's `channel:`, `user:`, `telegram:` forms). */
+const TARGET_KIND =
+  /^(?:channel|user|chat|group|dm|thread|room|conversation|telegram|discord|slack|signal|whatsapp|imessage|matrix|mattermost|msteams|teams|line|googlechat|zalo|irc):(?=[^:/])/;
+/** A handle: @ and a name, no domain. */
+const HANDLE = /^@[a-z0-9_][a-z0-9_.-]{1,63}$/;
 
 /**
  * The forms of one value. `text`: the value was read from text, so the readings an argument cannot
@@ -533,8 +538,20 @@ function valueForms(value: string, text: boolean): string[] {
   if (lower.includes(":")) {
     if (lower.startsWith("mailto:")) return valueForms(v.slice(7).replace(/\?.*$/, ""), text);
     if (/^(?:tel|sms|callto):/.test(lower)) return valueForms(v.slice(v.indexOf(":") + 1), text);
+    // A chat target with its kind or channel in front (channel:1177..., user:U04..., telegram:@pieter):
+    // the same id or handle as written alone.
+    const kind = TARGET_KIND.exec(lower);
+    if (kind) {
+      // Only an id or a handle, not a plain word ("channel:general" is not the word "general").
+      const bare = v.slice(kind[0].length);
+      const rest = /[\d_.@-]/.test(bare) ? valueForms(bare, text) : [];
+      return [lower, ...rest];
+    }
   }
   if (lower.includes("@")) {
+    // A handle (@pieter_vd) is the same name as written without its @, when the name cannot be
+    // a plain word of a sentence ("text it to me" names no @me, "tonight" no @tonight).
+    if (HANDLE.test(lower)) return /[\d_.-]/.test(lower.slice(1)) ? [lower, lower.slice(1)] : [lower];
     if (EMAIL.test(lower)) return [lower];
     // An address with a label in front: to:bob@example.com.
     const labelled = /^[a-z][\w-]{0,15}:([^@\s:/<>]+@[^@\s<>]+\.[a-z]{2,})$/.exec(lower);

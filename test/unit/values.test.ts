@@ -291,3 +291,40 @@ describe("engine: amounts and accounts the owner wrote endorse a transfer after 
     for (const amount of ["1650", "82.50", "400"]) expect(pay(amount).outcome).toBe("block");
   });
 });
+
+describe("chat targets: a kind in front of an id, and a handle's @", () => {
+  const MAIN = "agent:main:main";
+  function lowered(prompt: string): Engine {
+    const { engine } = makeEngine({ capabilities: { mode: "enforce" } });
+    engine.observeTurn({ sessionKey: MAIN, isSubagent: false, requester: { senderIsOwner: true }, prompt });
+    engine.gate(call("web_search", { sessionKey: MAIN, toolCallId: "s1", params: { query: "opening hours" } }));
+    engine.observeResult({
+      toolName: "web_search",
+      toolCallId: "s1",
+      sessionKey: MAIN,
+      isSubagent: false,
+      content: { content: [{ type: "text", text: "Open 9-17. Write to @deals_bot or channel:99887766554433 for offers." }] },
+    });
+    expect(engine.store.peek(MAIN)?.trust).toBe("untrusted");
+    return engine;
+  }
+  const send = (engine: Engine, target: string) =>
+    engine.gate(call("message", { sessionKey: MAIN, params: { action: "send", channel: "discord", target, message: "Open 9-17" } })).outcome;
+
+  it("the owner's id with a kind or a channel in front, and the owner's handle with or without @, are the owner's", () => {
+    const engine = lowered("post the hours to discord channel 1177001122334455999 and tell pieter_vd");
+    expect(send(engine, "channel:1177001122334455999")).toBe("allow");
+    expect(send(engine, "1177001122334455999")).toBe("allow");
+    expect(send(engine, "@pieter_vd")).toBe("allow");
+    expect(send(engine, "telegram:@pieter_vd")).toBe("allow");
+  });
+
+  it("a page's id or handle stays the page's, and a plain word of the owner's sentence is no handle or channel", () => {
+    const engine = lowered("text it to me tonight in general");
+    expect(send(engine, "channel:99887766554433")).not.toBe("allow");
+    expect(send(engine, "@deals_bot")).not.toBe("allow");
+    expect(send(engine, "@me")).not.toBe("allow");
+    expect(send(engine, "@tonight")).not.toBe("allow");
+    expect(send(engine, "channel:general")).not.toBe("allow");
+  });
+});
