@@ -21,6 +21,9 @@ import { valueHasher, type ValueHasher, type ValueSource } from "./value-index.t
  * trusted path, unless ClawOS saw a less trusted write to them. Not a trusted path otherwise (a new
  * file is not made there).
  */
+/** A path only run time names: an expansion, `~+`/`~-`, or find's and xargs' `{}`. */
+const RUNTIME_NAMED = /[$`]|^~[+-](?:\/|$)|(?:^|\/)\{\}$/;
+
 const SYSTEM_FACTS =
   /^(?:\/proc\/(?:meminfo|cpuinfo|loadavg|uptime|version|stat|swaps|partitions|filesystems)|\/(?:usr\/lib|etc)\/os-release|\/etc\/(?:lsb-release|debian_version|redhat-release|alpine-release|hostname|timezone))$/;
 
@@ -331,7 +334,17 @@ export class Provenance {
     for (const { from, to, into, contents } of copies) {
       const source = from.forms[0];
       const dest = to.forms[0];
-      if (!source || !dest) continue;
+      if (!dest) continue;
+      if (RUNTIME_NAMED.test(from.raw)) {
+        // A source only run time names ($PWD/../x, find's {}, xargs' input) may be any file: where
+        // it lands holds outside content. Its file name, when written out, says where it lands.
+        const name = basename(from.raw.replace(/\/+$/, ""));
+        const known = !contents && name && !RUNTIME_NAMED.test(name) && name !== ".." && name !== ".";
+        const lands = !contents && (into || isDirectory(dest)) ? (known ? join(dest, name) : dest) : dest;
+        this.labels.set(lands, "untrusted", at, true, by);
+        continue;
+      }
+      if (!source) continue;
       const lands = !contents && (into || isDirectory(dest)) ? join(dest, basename(source)) : dest;
       let whole = minTrust(sessionTrust, this.readTrust(from.forms, agentId, "untrusted"));
       if (this.hostWrittenBelow(source, agentId) !== undefined) whole = "untrusted";

@@ -1,3 +1,4 @@
+import { resolve as resolvePath } from "node:path";
 import type { ChannelMessage, Requester, ToolCall, ToolResult, TurnInput } from "../calls.ts";
 import type { CompiledPolicy } from "../policy/compiled-policy.ts";
 import type { Decision } from "../policy/decision.ts";
@@ -266,7 +267,11 @@ export class SessionTaint {
     if (!this.policy.tagging || !command?.view.runsTree || !command.cwd) return undefined;
     const above: TrustLevel = command.view.allowAt !== undefined && command.view.allowAt !== "owner" ? "owner" : trust;
     if (above === "untrusted") return undefined;
-    const low = this.provenance.labels.lowestCodeUnder(command.cwd, above);
+    let low = this.provenance.labels.lowestCodeUnder(command.cwd, above);
+    for (const dir of treeDirsOf(command)) {
+      const other = this.provenance.labels.lowestCodeUnder(dir, above);
+      if (other && (!low || trustRank(codeLevel(other.label)) < trustRank(codeLevel(low.label)))) low = other;
+    }
     if (!low) return undefined;
     const by = writerOf(low.label);
     const level = codeLevel(low.label);
@@ -992,6 +997,8 @@ export class SessionTaint {
     const view = facts.command?.view;
     if (view && !view.readOnly) {
       for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, call.agentId, "untrusted", !file.listing));
+      // A file named only at run time ($PWD/../x, find's {}, xargs) may be any file: what the command writes may hold it.
+      if (view.unknownReads) level = "untrusted";
     }
     // What a package install brings in is others' text, but the code the project runs, chosen by
     // this call: a build runs it at this trust. A clone, a download or an archive is only text, and
@@ -1220,8 +1227,14 @@ function undeclaredWords(params: unknown, declared: ReadonlySet<string>): string
 function markedDirs(facts: CallFacts | undefined): readonly string[] | undefined {
   const command = facts?.command;
   if (!command) return undefined;
-  if (command.view.runsTree) return command.cwd ? [command.cwd] : undefined;
+  if (command.view.runsTree) return command.cwd ? [command.cwd, ...treeDirsOf(command)] : undefined;
   return command.repositories && !command.view.readOnly ? command.repositories : undefined;
+}
+
+/** The other directories whose code a build runs (make -C, npm --prefix, a cd before it), absolute. */
+function treeDirsOf(command: NonNullable<CallFacts["command"]>): string[] {
+  if (!command.cwd || command.view.treeDirs.length === 0) return [];
+  return command.view.treeDirs.filter((d) => !d.startsWith("~")).map((d) => resolvePath(command.cwd, d));
 }
 
 /** Who wrote a labelled file, for a reason: the session, when the label says. */

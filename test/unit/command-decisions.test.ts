@@ -388,6 +388,53 @@ describe("operators' command rules", () => {
     expect(elsewhere.outcome).toBe("allow");
   });
 
+  it("a build run on another tree (make -C, npm --prefix, a cd before it) is decided by that tree's code too", () => {
+    const { engine, workspace } = makeEngine(ENFORCE);
+    mkdirSync(join(workspace, "app", "src"), { recursive: true });
+    mkdirSync(join(workspace, "docs"), { recursive: true });
+    taintWithPage(engine);
+    expect(engine.gate(call("write", { toolCallId: "w-code", params: { path: "app/src/util.js", content: "fetch(x)" } })).outcome).toBe("allow");
+    // The owner, in a fresh session, runs the tests from another directory.
+    const fresh = "agent:main:next";
+    const docs = join(workspace, "docs");
+    for (const [i, command] of ["make -C ../app test", "npm test --prefix ../app", "cd ../app && npm test"].entries()) {
+      const d = engine.gate(call("exec", { sessionKey: fresh, toolCallId: `t${i}`, params: { command, workdir: docs } }));
+      expect(d.outcome, command).toBe("block");
+      expect(d.inputTrust, command).toBe("untrusted");
+    }
+    // The docs tree itself holds nothing below owner.
+    expect(engine.gate(call("exec", { sessionKey: fresh, toolCallId: "t-docs", params: { command: "make html", workdir: docs } })).outcome).toBe("allow");
+  });
+
+  it("a copy whose source only run time names ($PWD/.., find's {}, xargs) lands as outside content", () => {
+    const { engine, workspace } = makeEngine(ENFORCE);
+    mkdirSync(join(workspace, "staging"), { recursive: true });
+    mkdirSync(join(workspace, "proj", "src"), { recursive: true });
+    writeFileSync(join(workspace, "staging", "util.js"), "module.exports = 1;\n");
+    const fresh = "agent:main:owner-copies";
+    const proj = join(workspace, "proj");
+    const copy = (command: string, id: string) => engine.gate(call("exec", { sessionKey: fresh, toolCallId: id, params: { command, workdir: proj } })).outcome;
+    expect(copy('cp "$PWD/../staging/util.js" src/', "c1")).toBe("allow");
+    // The copy's own name is known: that file is labelled, and the tests that would run it are lowered.
+    const test = engine.gate(call("exec", { sessionKey: fresh, toolCallId: "t1", params: { command: "npm test", workdir: proj } }));
+    expect(test.inputTrust).toBe("untrusted");
+    // With no name at all (find's {}), the directory it lands in is.
+    mkdirSync(join(workspace, "runbooks"), { recursive: true });
+    expect(
+      engine.gate(call("exec", { sessionKey: fresh, toolCallId: "c2", params: { command: "find staging -name '*.js' -exec cp {} runbooks/ \\;" } })).outcome,
+    ).toBe("allow");
+    const reader = "agent:main:reader";
+    engine.gate(call("read", { sessionKey: reader, toolCallId: "r1", params: { path: "runbooks/util.js" } }));
+    engine.observeResult({
+      toolName: "read",
+      toolCallId: "r1",
+      sessionKey: reader,
+      isSubagent: false,
+      content: { content: [{ type: "text", text: "module.exports = 1;" }] },
+    });
+    expect(engine.store.peek(reader)?.trust).toBe("untrusted");
+  });
+
   it("when the rule is set aside for a file written above the session's trust, the file is still named as the cause", () => {
     const { engine, workspace } = makeEngine({
       ...ENFORCE,

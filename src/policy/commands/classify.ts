@@ -118,6 +118,13 @@ export interface CommandView {
    */
   readonly runsTree: boolean;
   /**
+   * With runsTree: where the code it runs is, when not only the working directory (make -C ..,
+   * npm --prefix ../app, cd ../app && npm test), relative to it.
+   */
+  readonly treeDirs: readonly string[];
+  /** A file it reads or copies is named by text only known at run time ($PWD/x, find's {}, xargs): what it writes may hold anything. */
+  readonly unknownReads: boolean;
+  /**
    * Secrets the command prints whatever its paths: the process environment (`env`, `printenv`,
    * `export -p`) or a variable that may hold a key or token (`echo $OPENAI_API_KEY`).
    */
@@ -196,6 +203,8 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       external: true,
       local: false,
       runsTree: true,
+      treeDirs: [],
+      unknownReads: true,
       secrets: [],
       remoteRead: false,
       destinations: [],
@@ -365,6 +374,8 @@ class Walker {
   /** Cleared by a program whose output may come from elsewhere (see CommandView.local). */
   private local = true;
   private runsTree = false;
+  private readonly treeDirs: string[] = [];
+  private unknownReads = false;
   // Short lists: arrays with a membership test are cheaper than sets at these sizes.
   private readonly reads: string[] = [];
   /** Reads by programs other than listers (see CommandView.listings). */
@@ -431,6 +442,8 @@ class Walker {
       external: this.external,
       local: this.local && !this.network && this.fetches.length === 0,
       runsTree: this.runsTree,
+      treeDirs: this.treeDirs,
+      unknownReads: this.unknownReads,
       secrets: this.secrets,
       remoteRead: !this.readOnly && this.onlyRemoteReads && this.remoteReads > 0,
       destinations: this.destinations,
@@ -474,6 +487,7 @@ class Walker {
     // Another host's files are not checked against this host's path rules: a secret-looking one is not a plain read.
     if (ctx.remote && REMOTE_SECRET.test(path)) this.notReadOnly(`reads ${path} on the remote host, which may hold secrets`);
     this.processPath(path);
+    if (!ctx.remote && (path === "" || UNKNOWN_PATH.test(path))) this.unknownReads = true;
     if (ctx.remote || !path || path === "-" || HARMLESS_TARGETS.test(path)) return;
     for (const p of this.paths(ctx, path, base)) {
       add(this.reads, p);
@@ -1018,7 +1032,8 @@ class Walker {
     if (!isRead) this.notReadOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
     if (NOT_LOCAL.has(b.kind)) this.local = false;
     // A build runs the tree's code; so does an install (lifecycle scripts, a Gemfile, setup.py, composer scripts).
-    if (b.kind === "build" || b.kind === "install" || b.runsTree) this.runsTree = true;
+    const runsHere = b.kind === "build" || b.kind === "install" || b.runsTree === true;
+    if (runsHere) this.runsTree = true;
     if (b.network) this.network = true;
     if (b.external) {
       // Its output comes from state kept elsewhere, not from the files where it runs.
@@ -1059,6 +1074,8 @@ class Walker {
       for (const w of operands) if (namesSecret(b.secretOperands, w.text)) add(this.secrets, `${label} ${w.raw}`);
     }
     const where = dir !== undefined ? joinPath(base, dir) : base;
+    // The tree a build runs: where a flag or an earlier cd put it, when not the working directory.
+    if (runsHere && !ctx.remote) for (const p of this.paths(ctx, dir ?? ".", base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
     const kind = b.operands ?? (isRead ? "paths" : b.kind === "write" || b.kind === "destructive" ? "writes" : "strings");
     let readSome = false;
     const readOperand = (w: Word) => {
@@ -1227,7 +1244,11 @@ class Walker {
       this.runText(name, inner, ctx, false);
       return;
     }
-    if (w.appends) inner = [...inner, RUNTIME_WORD];
+    if (w.appends) {
+      // The names it adds (xargs: from its input) are only known at run time, whatever the command does with them.
+      inner = [...inner, RUNTIME_WORD];
+      if (!ctx.remote) this.unknownReads = true;
+    }
     // Only the shell's own builtin and command run a builtin in the shell; the others start a process (a cd there moves nothing).
     const innerCtx = name === "builtin" || name === "command" ? ctx : { ...ctx };
     if (w.strong) {
@@ -2139,7 +2160,8 @@ class Walker {
       else if (label.startsWith("install") && flag === "-d") dirsOnly = true;
       else if (COPY_VALUES.has(flag) && !attached && (t.startsWith("--") ? eq === -1 : t.length === 2)) i++;
     }
-    const path = (w: Word) => (w.dynamic ? w.raw : w.text);
+    // A name only run time gives (find's {}, xargs' input) stands as {}: the copy is recorded, from a file nobody can name.
+    const path = (w: Word) => (w.dynamic ? w.raw || RUNTIME_NAME : w.text);
     if (dirsOnly) {
       for (const w of operands) this.write(ctx, path(w), base);
       this.notReadOnly(`${label} -d creates directories`);
@@ -3539,6 +3561,11 @@ function namesAfter(words: readonly Word[], flags: readonly string[]): Word[] {
  * resolves it in its own process, not where ClawOS resolves paths, so where it leads is unknown.
  */
 const PROCESS_VIEW = /^\/(?:proc\/(?:self|thread-self|\d+)\/(?:cwd|root|fd|map_files)|dev\/fd)(?:\/|$)/;
+/** A path only run time knows: an expansion, a command substitution, `~+` or `~-` (the shell's own directories). */
+const UNKNOWN_PATH = /[$`]|^~[+-](?:\/|$)|^\{\}$/;
+/** How a copy's source only run time names is recorded. */
+const RUNTIME_NAME = "{}";
+
 /** Bash's network redirections: opening one connects (and looks the host up). */
 const NETWORK_DEVICE = /^\/dev\/(?:tcp|udp)\//;
 
