@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { isRegularFile, type FileCopy } from "../policy/touches.ts";
+import { RUNTIME_PATH } from "../policy/commands/classify.ts";
 import type { ArgumentRole } from "../policy/manifest-schema.ts";
 import { holdsSecret, redactString } from "../audit/redact.ts";
 import { GIT_DIR_PART, type FileLabel, type FileLabels } from "./file-labels.ts";
@@ -21,9 +22,6 @@ import { valueHasher, type ValueHasher, type ValueSource } from "./value-index.t
  * trusted path, unless ClawOS saw a less trusted write to them. Not a trusted path otherwise (a new
  * file is not made there).
  */
-/** A path only run time names: an expansion, `~+`/`~-`, or find's and xargs' `{}`. */
-const RUNTIME_NAMED = /[$`]|^~[+-](?:\/|$)|(?:^|\/)\{\}$/;
-
 const SYSTEM_FACTS =
   /^(?:\/proc\/(?:meminfo|cpuinfo|loadavg|uptime|version|stat|swaps|partitions|filesystems)|\/(?:usr\/lib|etc)\/os-release|\/etc\/(?:lsb-release|debian_version|redhat-release|alpine-release|hostname|timezone))$/;
 
@@ -335,11 +333,11 @@ export class Provenance {
       const source = from.forms[0];
       const dest = to.forms[0];
       if (!dest) continue;
-      if (RUNTIME_NAMED.test(from.raw)) {
+      if (RUNTIME_PATH.test(from.raw)) {
         // A source only run time names ($PWD/../x, find's {}, xargs' input) may be any file: where
         // it lands holds outside content. Its file name, when written out, says where it lands.
         const name = basename(from.raw.replace(/\/+$/, ""));
-        const known = !contents && name && !RUNTIME_NAMED.test(name) && name !== ".." && name !== ".";
+        const known = !contents && name && !RUNTIME_PATH.test(name) && name !== ".." && name !== ".";
         const lands = !contents && (into || isDirectory(dest)) ? (known ? join(dest, name) : dest) : dest;
         this.labels.set(lands, "untrusted", at, true, by);
         continue;

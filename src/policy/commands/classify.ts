@@ -487,7 +487,7 @@ class Walker {
     // Another host's files are not checked against this host's path rules: a secret-looking one is not a plain read.
     if (ctx.remote && REMOTE_SECRET.test(path)) this.notReadOnly(`reads ${path} on the remote host, which may hold secrets`);
     this.processPath(path);
-    if (!ctx.remote && (path === "" || UNKNOWN_PATH.test(path))) this.unknownReads = true;
+    if (!ctx.remote && (path === "" || RUNTIME_PATH.test(path))) this.unknownReads = true;
     if (ctx.remote || !path || path === "-" || HARMLESS_TARGETS.test(path)) return;
     for (const p of this.paths(ctx, path, base)) {
       add(this.reads, p);
@@ -3561,8 +3561,12 @@ function namesAfter(words: readonly Word[], flags: readonly string[]): Word[] {
  * resolves it in its own process, not where ClawOS resolves paths, so where it leads is unknown.
  */
 const PROCESS_VIEW = /^\/(?:proc\/(?:self|thread-self|\d+)\/(?:cwd|root|fd|map_files)|dev\/fd)(?:\/|$)/;
-/** A path only run time knows: an expansion, a command substitution, `~+` or `~-` (the shell's own directories). */
-const UNKNOWN_PATH = /[$`]|^~[+-](?:\/|$)|^\{\}$/;
+/**
+ * A path only run time names: an expansion or a command substitution, `~+` or `~-` (the shell's
+ * own directories), or `{}` (find's and xargs' names, as a copy's source is recorded), alone or
+ * joined below a directory.
+ */
+export const RUNTIME_PATH = /[$`]|^~[+-](?:\/|$)|(?:^|\/)\{\}$/;
 /** How a copy's source only run time names is recorded. */
 const RUNTIME_NAME = "{}";
 
