@@ -695,6 +695,9 @@ describe("irreversible actions", () => {
     expect(classify("npm publish --access public").irreversible).toEqual(["publish a package"]);
     expect(classify("cd pkg && timeout 60 cargo publish").irreversible).toEqual(["publish a package"]);
     expect(classify("kubectl -n prod delete pod x").irreversible).toEqual(["change a Kubernetes cluster"]);
+    expect(classify("kubectl apply -f deploy.yaml").irreversible).toEqual(["change a Kubernetes cluster"]);
+    // Scaling is undone by scaling back: it changes how many pods run, not what runs.
+    expect(classify("kubectl scale deploy/api -n prod --replicas=4").irreversible).toEqual([]);
     expect(classify("gh pr merge 12 --squash").irreversible).toEqual(["merge a pull request"]);
     expect(classify("sudo rm -rf --no-preserve-root /").irreversible).toEqual(["delete the root or home directory"]);
     expect(classify("rm -rf ~").irreversible).toEqual(["delete the root or home directory"]);

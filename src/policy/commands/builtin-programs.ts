@@ -2063,7 +2063,7 @@ export const BUILTIN_COMMAND_RULES: readonly CommandRule[] = [
   { id: "builtin.docker-push", prefix: "docker push", irreversible: "push an image" },
   { id: "builtin.docker-image-push", prefix: "docker image push", irreversible: "push an image" },
   { id: "builtin.podman-push", prefix: "podman push", irreversible: "push an image" },
-  { id: "builtin.kubectl", prefix: "kubectl", withAny: ["apply", "delete", "replace", "patch", "drain", "scale"], irreversible: "change a Kubernetes cluster" },
+  { id: "builtin.kubectl", prefix: "kubectl", withAny: ["apply", "delete", "replace", "patch", "drain"], irreversible: "change a Kubernetes cluster" },
   { id: "builtin.helm", prefix: "helm", withAny: ["install", "upgrade", "uninstall", "delete", "rollback"], irreversible: "change a Kubernetes cluster" },
   { id: "builtin.terraform", prefix: "terraform", withAny: ["apply", "destroy"], irreversible: "change cloud infrastructure" },
   { id: "builtin.tofu", prefix: "tofu", withAny: ["apply", "destroy"], irreversible: "change cloud infrastructure" },
