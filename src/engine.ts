@@ -4,7 +4,17 @@ import type { ClawosConfig } from "./config/config-schema.ts";
 import { CompiledPolicy, type PolicyHost } from "./policy/compiled-policy.ts";
 import { internalErrorDecision, provenanceRequirement, withProvenance, type Decision } from "./policy/decision.ts";
 import { askable, withApproval } from "./policy/approval.ts";
-import { answeringGrants, callPattern, CLOCK_SLACK_MS, type Grant, type GrantOffer, type GrantScope, parseDuration, valuePattern } from "./grants/grant.ts";
+import {
+  answeringGrants,
+  callPattern,
+  CLOCK_SLACK_MS,
+  contextOf as grantContext,
+  type Grant,
+  type GrantOffer,
+  type GrantScope,
+  parseDuration,
+  valuePattern,
+} from "./grants/grant.ts";
 import { GrantStore } from "./grants/grant-store.ts";
 import { redactString } from "./audit/redact.ts";
 import { noteTurnSurface, surfaceOf } from "./taint/surfaces.ts";
@@ -177,7 +187,7 @@ export class Engine {
               call.canAsk === false
                 ? { surface: "unsupported" as const }
                 : surfaceOf(call.sessionKey, surfaceFacts, call.isSubagent, onChannel, (key) => this.taint.store.peek(key));
-            const offer = (asked: Decision) => this.offerFor(asked, values, treeMark);
+            const offer = (asked: Decision) => this.offerFor(asked, values, treeMark, call);
             decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface, offer);
           }
         }
@@ -209,7 +219,14 @@ export class Engine {
   ): Grant[] | undefined {
     const now = this.now();
     this.expireGrants(now);
-    const question = { decision, values, sessionKey: call.sessionKey, agentId: call.agentId, ...(treeMark !== undefined ? { treeMark } : {}) };
+    const question = {
+      decision,
+      values,
+      sessionKey: call.sessionKey,
+      agentId: call.agentId,
+      ...(treeMark !== undefined ? { treeMark } : {}),
+      ...callPlace(call, decision),
+    };
     return answeringGrants(this.grants.list(), question, now);
   }
 
@@ -237,13 +254,21 @@ export class Engine {
   }
 
   /** What allow-always would grant for this question, when a grant can answer it. */
-  private offerFor(decision: Decision, values: ReturnType<CompiledPolicy["argumentValues"]>, treeMark: string | undefined): GrantOffer | undefined {
-    const pattern = callPattern({ decision, values });
+  private offerFor(
+    decision: Decision,
+    values: ReturnType<CompiledPolicy["argumentValues"]>,
+    treeMark: string | undefined,
+    call: ToolCall,
+  ): GrantOffer | undefined {
+    const question = { decision, values, ...callPlace(call, decision) };
+    const pattern = callPattern(question);
     if (!pattern?.tool || !pattern.values) return undefined;
     const { scope, expiresInMs } = this.grantSettings();
+    const context = grantContext(question);
     return {
       tool: pattern.tool,
       values: pattern.values,
+      ...(context ? { context } : {}),
       scope,
       ...(expiresInMs !== undefined ? { expiresInMs } : {}),
       ...(treeMark !== undefined ? { treeMark } : {}),
@@ -354,6 +379,7 @@ export class Engine {
         const grant = this.grants.add({
           tool: offer.tool,
           values: offer.values,
+          ...(offer.context ? { context: offer.context } : {}),
           scope: offer.scope,
           ...(offer.scope === "session" && call.sessionKey ? { sessionKey: call.sessionKey } : {}),
           ...(offer.scope === "agent" ? { agentId: call.agentId ?? "main" } : {}),
@@ -524,6 +550,15 @@ export class Engine {
   }
 }
 
+/** The channel and account a call names (`channel`, `accountId`), lower case: what a call grant is bound to besides its values. */
+function callPlace(call: ToolCall, decision: Decision): { channel?: string; account?: string } {
+  const params = call.params as { channel?: unknown; accountId?: unknown; args?: { channel?: unknown; accountId?: unknown } } | undefined;
+  const own = decision.via !== undefined ? params?.args : params;
+  const channel = typeof own?.channel === "string" && own.channel.trim() !== "" ? own.channel.trim().toLowerCase() : undefined;
+  const account = typeof own?.accountId === "string" && own.accountId.trim() !== "" ? own.accountId.trim() : undefined;
+  return { ...(channel !== undefined ? { channel } : {}), ...(account !== undefined ? { account } : {}) };
+}
+
 function contextOf(call: ToolCall, taint: readonly TaintSource[]): DecisionContext {
   return {
     agentId: call.agentId,
@@ -542,6 +577,7 @@ export function grantLine(grant: Grant): Record<string, unknown> {
     ...(grant.tool ? { tool: grant.tool } : {}),
     ...(grant.action ? { action: grant.action } : {}),
     ...(grant.values ? { values: grant.values.map((v) => valuePattern(v, redactString(v.value).slice(0, 120))) } : {}),
+    ...(grant.context ? { context: grant.context } : {}),
     scope: grant.scope,
     ...(grant.sessionKey ? { session: grant.sessionKey } : {}),
     ...(grant.agentId ? { agent: grant.agentId } : {}),

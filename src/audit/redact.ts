@@ -85,7 +85,60 @@ export function holdsSecret(text: string, options: { url?: boolean } = {}): bool
       for (const match of part.matchAll(pattern)) if (pattern !== BASE64_BLOB || !notABlob(match[0])) return true;
     }
   }
+  if (options.url) {
+    for (const run of joinedUrlParts(text)) {
+      CREDENTIAL.lastIndex = 0;
+      if (CREDENTIAL.test(run)) return true;
+    }
+  }
   return false;
+}
+
+/** The credential patterns (keys, tokens, JWTs, header values) in one alternation, for `joinedUrlParts`. */
+const CREDENTIAL = new RegExp(
+  SECRET_VALUE.slice(0, 6)
+    .map((pattern) => `(?:${pattern.source})`)
+    .join("|"),
+  "g",
+);
+
+/** At most this many of a URL's parts are put back together (`joinedUrlParts`). */
+const MAX_URL_PARTS = 12;
+
+/**
+ * A URL's path segments and query values (or names) put back together without their separators,
+ * percent-decoded, every run of neighbouring parts: a key split over the parts (`/sk-ant/api03/...`,
+ * `?a=AKIA&b=IOSF...`) is whole again. Credential patterns only (not blobs: a long path joined up
+ * is a long run of letters).
+ */
+function joinedUrlParts(url: string): string[] {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0 || url.length - start < SHORTEST_SECRET) return [];
+  let rest = url.slice(start);
+  try {
+    rest = decodeURIComponent(rest);
+  } catch {
+    // Malformed escapes: read as written.
+  }
+  const query = rest.indexOf("?");
+  const path = (query < 0 ? rest : rest.slice(0, query)).split(/[/;#]/);
+  const pairs = query < 0 ? [] : rest.slice(query + 1).split(/[&#;]/);
+  const out: string[] = [];
+  joinFrom(path.concat(pairs.map((pair) => pair.slice(pair.indexOf("=") + 1))), out);
+  if (pairs.length > 1) joinFrom(path.concat(pairs.map((pair) => pair.split("=")[0] ?? "")), out);
+  return out;
+}
+
+/** Every run of two or more neighbouring parts, joined (so a key has a word boundary at both ends). */
+function joinFrom(pieces: string[], out: string[]): void {
+  const kept = pieces.filter((piece) => piece.length > 0).slice(0, MAX_URL_PARTS);
+  for (let i = 0; i + 1 < kept.length; i++) {
+    let run = kept[i] as string;
+    for (let j = i + 1; j < kept.length; j++) {
+      run += kept[j];
+      out.push(run);
+    }
+  }
 }
 
 /**

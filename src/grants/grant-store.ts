@@ -123,6 +123,7 @@ function isGrant(value: unknown): value is Grant {
     typeof g.createdAt === "number" &&
     (g.expiresAt === undefined || typeof g.expiresAt === "number") &&
     (g.treeMark === undefined || typeof g.treeMark === "string") &&
+    (g.context === undefined || (typeof g.context === "object" && g.context !== null && !Array.isArray(g.context))) &&
     typeof g.scope === "string" &&
     (GRANT_SCOPES as readonly string[]).includes(g.scope) &&
     typeof g.by === "string" &&

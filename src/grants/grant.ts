@@ -46,6 +46,17 @@ export function matchWords(v: Pick<GrantValue, "prefix" | "host">): string {
   return v.prefix ? "" : v.host ? "on host " : "";
 }
 
+/** A call grant's circumstances in words (` on telegram, as account work, in mode kill, taking git-push`), or "". */
+export function contextText(context: GrantContext | undefined): string {
+  if (!context) return "";
+  const parts: string[] = [];
+  if (context.channel) parts.push(`on ${context.channel}`);
+  if (context.account) parts.push(`as account ${context.account}`);
+  if (context.modes?.length) parts.push(`in mode ${context.modes.join(", ")}`);
+  if (context.actions?.length) parts.push(`taking ${context.actions.join(", ")}`);
+  return parts.length > 0 ? ` ${parts.join(", ")}` : "";
+}
+
 /** One grant value as a pattern line writes it: `command starting with "npm test"`, `to="boss@example.com"`. */
 export function valuePattern(v: Pick<GrantValue, "argument" | "prefix" | "host">, shown: string): string {
   return v.prefix || v.host ? `${v.argument} ${matchWords(v)}${shown}` : `${v.argument}=${shown}`;
@@ -71,6 +82,8 @@ export interface Grant {
    * the same: code a less trusted session writes there later is not what the owner approved.
    */
   readonly treeMark?: string;
+  /** A call grant's circumstances, beyond its values (see `GrantContext`); none: the plain call. */
+  readonly context?: GrantContext;
   readonly scope: GrantScope;
   readonly sessionKey?: string;
   readonly agentId?: string;
@@ -81,10 +94,25 @@ export interface Grant {
   readonly by: string;
 }
 
+/**
+ * What a call grant was approved for besides its values: the modes of the tool that needed more
+ * trust (`process` submit is not `process` kill), the irreversible actions the call would take
+ * (`gateway` update.run is not config.get, a broadcast is not a send), and the channel and account
+ * it used (the same number on WhatsApp is not the one on SMS). A call answered by the grant is in
+ * the same modes, takes no other irreversible action, and uses the same channel and account.
+ */
+export interface GrantContext {
+  readonly modes?: readonly string[];
+  readonly actions?: readonly string[];
+  readonly channel?: string;
+  readonly account?: string;
+}
+
 /** What `allow-always` on an approval would grant: made when ClawOS asks, shown in the prompt. */
 export interface GrantOffer {
   readonly tool: string;
   readonly values: readonly GrantValue[];
+  readonly context?: GrantContext;
   readonly scope: GrantScope;
   /** Undefined: the operator configured grants that never expire. */
   readonly expiresInMs?: number;
@@ -100,6 +128,35 @@ export interface GrantQuestion {
   readonly agentId?: string;
   /** A build or test: its tree's code mark now (see `Grant.treeMark`). */
   readonly treeMark?: string;
+  /** The call's `channel` and `accountId` params, as given (see `GrantContext`). */
+  readonly channel?: string;
+  readonly account?: string;
+}
+
+/** The circumstances a call grant for this question is bound to (see `GrantContext`). */
+export function contextOf(question: GrantQuestion): GrantContext | undefined {
+  const modes = new Set<string>();
+  const actions = new Set<string>();
+  for (const hit of question.decision.rules) {
+    if (hit.rule === "tool.mode" && hit.mode !== undefined) modes.add(hit.mode);
+    if (hit.rule === "action.irreversible" && hit.value !== undefined) actions.add(hit.value);
+  }
+  const context: GrantContext = {
+    ...(modes.size > 0 ? { modes: [...modes].sort() } : {}),
+    ...(actions.size > 0 ? { actions: [...actions].sort() } : {}),
+    ...(question.channel !== undefined ? { channel: question.channel } : {}),
+    ...(question.account !== undefined ? { account: question.account } : {}),
+  };
+  return Object.keys(context).length > 0 ? context : undefined;
+}
+
+/** The call's circumstances are within what the grant was approved for. */
+function withinContext(granted: GrantContext | undefined, question: GrantQuestion): boolean {
+  const asked = contextOf(question);
+  if ((granted?.channel ?? undefined) !== asked?.channel || (granted?.account ?? undefined) !== asked?.account) return false;
+  // The same modes: one can widen the tool (a submit to a process) or narrow it (a kill).
+  if ((asked?.modes ?? []).join("\n") !== (granted?.modes ?? []).join("\n")) return false;
+  return asked?.actions?.every((action) => granted?.actions?.includes(action) === true) ?? true;
 }
 
 /** Rules a grant can answer (the askable ones, see `policy/approval.ts`). */
@@ -157,6 +214,7 @@ function inScope(grant: Grant, question: GrantQuestion): boolean {
 function coversCall(grant: Grant, question: GrantQuestion): boolean {
   if (grant.tool === undefined || grant.tool !== question.decision.tool || !grant.values) return false;
   if (question.treeMark !== undefined && (grant.treeMark ?? "") !== question.treeMark) return false;
+  if (!withinContext(grant.context, question)) return false;
   // A grant for named values answers calls that name some of them, not a call that names none (a
   // click on whatever page is open is not the site the owner approved).
   if (grant.values.length > 0 && question.values.length === 0) return false;

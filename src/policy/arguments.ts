@@ -13,13 +13,32 @@ export type Segments = readonly string[];
 export const DERIVED_PATHS = "@derivedPaths";
 
 export function compileArgumentPath(at: string): Segments {
-  if (at.startsWith("/")) {
-    return at
-      .slice(1)
-      .split("/")
-      .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const segments = at.startsWith("/")
+    ? at
+        .slice(1)
+        .split("/")
+        .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    : at.split(".");
+  for (const segment of segments) {
+    const snake = snakeCaseKey(segment);
+    if (snake !== segment) SNAKE_CASE.set(segment, snake);
   }
-  return at.split(".");
+  return segments;
+}
+
+/**
+ * OpenClaw reads a camelCase param under its snake_case name too when the camelCase one is absent
+ * (`filePath` or `file_path`, `mediaUrls` or `media_urls`): both are read, so a manifest naming one
+ * covers the other. Filled as manifests compile; read on the hot path without allocating.
+ */
+const SNAKE_CASE = new Map<string, string>();
+
+/** The host's snake_case form of a key (`resolveSnakeCaseParamKey`): `mediaURLs` -> `media_urls`. */
+export function snakeCaseKey(key: string): string {
+  return key
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase();
 }
 
 /** Every scalar at a path (strings, numbers, booleans), arrays at the end included item by item. */
@@ -48,8 +67,9 @@ function collect(node: unknown, segments: Segments, i: number, out: unknown[]): 
     for (const item of node) collect(item, segments, i, out);
     return;
   }
-  if (!Object.hasOwn(node, key)) return;
-  collect((node as Record<string, unknown>)[key], segments, i + 1, out);
+  if (Object.hasOwn(node, key)) collect((node as Record<string, unknown>)[key], segments, i + 1, out);
+  const snake = SNAKE_CASE.get(key);
+  if (snake !== undefined && Object.hasOwn(node, snake)) collect((node as Record<string, unknown>)[snake], segments, i + 1, out);
 }
 
 export interface CompiledArgument {
@@ -104,10 +124,28 @@ export function modeHolds(spec: ModeSpec, value: unknown): boolean {
   return true;
 }
 
+/**
+ * The files a patch moves (`*** Update File: a` then `*** Move to: b`): what is in `a` lands in `b`,
+ * so `b` keeps `a`'s label.
+ */
+export function patchMoves(text: string): { from: string; to: string }[] {
+  const out: { from: string; to: string }[] = [];
+  const re = /^[ \t]*\*\*\* (Update File|Move to):[ \t]*(.+?)[ \t]*$/gm;
+  let from: string | undefined;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[1] === "Update File") from = m[2];
+    else if (from !== undefined && m[2]) {
+      out.push({ from, to: m[2] });
+      from = undefined;
+    }
+  }
+  return out;
+}
+
 /** File paths named by patch text (`*** Add File: x`, `*** Update File:`, `*** Delete File:`, `*** Move to:`, `+++ b/x`). */
 export function patchPaths(text: string): string[] {
   const out: string[] = [];
-  const re = /^(?:\*\*\* (?:Add|Update|Delete) File:|\*\*\* Move to:|\+\+\+ (?:b\/)?|--- (?:a\/)?)[ \t]*(.+?)[ \t]*$/gm;
+  const re = /^[ \t]*(?:\*\*\* (?:Add|Update|Delete) File:|\*\*\* Move to:|\+\+\+ (?:b\/)?|--- (?:a\/)?)[ \t]*(.+?)[ \t]*$/gm;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const path = m[1];
     if (path && path !== "/dev/null") out.push(path);

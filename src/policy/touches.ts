@@ -2,7 +2,7 @@ import { dirname, resolve } from "node:path";
 import { lstatSync, statSync } from "node:fs";
 import { meetsTrust, type TrustLevel } from "../taint/trust.ts";
 import { ENVIRONMENT, withEnvironment, type CommandView } from "./commands/classify.ts";
-import { modeHolds, oneOf, patchPaths, valuesAt, type CompiledArgument, type CompiledMode, type Segments } from "./arguments.ts";
+import { modeHolds, oneOf, patchMoves, patchPaths, valuesAt, type CompiledArgument, type CompiledMode, type Segments } from "./arguments.ts";
 import { ACTING_ROLES, type OutputSource, type RiskLevel } from "./manifest-schema.ts";
 import type { PathRules, PathZone } from "./path-rules.ts";
 
@@ -289,6 +289,15 @@ export function callFacts(
       if (typeof raw !== "string") continue;
       const paths = role === "patch" ? patchPaths(raw) : [raw];
       for (const path of paths) if (!visit(path, at, access)) return { touches, modes: selectedModes(modes, params, agentId, env, args), reads, writes };
+      if (role === "patch") {
+        // A moved file's content is read from where it was: where it lands keeps that label.
+        for (const move of patchMoves(raw)) {
+          if (!visit(move.from, at, "read")) return { touches, modes: selectedModes(modes, params, agentId, env, args), reads, writes };
+          const from = reads.find((r) => r.raw === move.from);
+          const to = writes.find((w) => w.raw === move.to);
+          if (from && to) copies.push({ from, to, into: false, contents: false });
+        }
+      }
       if (role === "path" && access === "read" && cwd === undefined && /workdir|cwd|dir$/i.test(at)) cwd = raw;
     }
   }

@@ -2,7 +2,7 @@ import { redactString } from "../audit/redact.ts";
 import type { ApprovalSurface, ApprovalVerdict } from "../policy/approval.ts";
 import type { Decision, RuleHit } from "../policy/decision.ts";
 import type { ArgumentVerdict } from "../taint/provenance.ts";
-import { formatDuration, type GrantOffer, matchWords, TREE_BOUND_TEXT } from "../grants/grant.ts";
+import { contextText, formatDuration, type GrantOffer, matchWords, TREE_BOUND_TEXT } from "../grants/grant.ts";
 
 /**
  * Words for an approval: the prompt a person decides on (title, description, severity) and the
@@ -161,7 +161,8 @@ const SCOPE_TEXT = { session: "in this session", agent: "for this agent", everyw
 /** What allow-always grants, in words: the tool, each approved value, where, for how long. */
 export function offerText(offer: GrantOffer): string {
   const values = offer.values.map((v) => `${v.argument} ${matchWords(v)}${valueText(v.value, 48)}`);
-  const what = values.length > 0 ? `${offer.tool} with ${values.join(", ")}` : `${offer.tool} (any call)`;
+  const base = values.length > 0 ? `${offer.tool} with ${values.join(", ")}` : `${offer.tool} (any call)`;
+  const what = `${base}${contextText(offer.context)}`;
   const until = offer.expiresInMs === undefined ? "with no expiry" : `for ${formatDuration(offer.expiresInMs)}`;
   return `${what}, ${SCOPE_TEXT[offer.scope]}, ${until}${offer.treeMark !== undefined ? `, ${TREE_BOUND_TEXT}` : ""}`;
 }

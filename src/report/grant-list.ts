@@ -1,5 +1,5 @@
 import { redactString } from "../audit/redact.ts";
-import { formatDuration, type Grant, matchWords, TREE_BOUND_TEXT } from "../grants/grant.ts";
+import { contextText, formatDuration, type Grant, matchWords, TREE_BOUND_TEXT } from "../grants/grant.ts";
 import type { GrantStoreHealth } from "../grants/grant-store.ts";
 
 /** `/clawos grants`: the owner's grants in force, each with what it answers, where, and for how long. */
@@ -19,7 +19,7 @@ export function formatGrants(grants: readonly Grant[], now: number, store: { dur
 export function grantText(g: Grant, now: number): string {
   const what = g.action
     ? `the irreversible action ${g.action}`
-    : `${g.tool}${g.values && g.values.length > 0 ? ` with ${g.values.map((v) => `${v.argument} ${matchWords(v)}${JSON.stringify(redactString(v.value).slice(0, 80))}`).join(", ")}` : " (any call)"}`;
+    : `${g.tool}${g.values && g.values.length > 0 ? ` with ${g.values.map((v) => `${v.argument} ${matchWords(v)}${JSON.stringify(redactString(v.value).slice(0, 80))}`).join(", ")}` : " (any call)"}${contextText(g.context)}`;
   const where = g.scope === "session" ? `in session ${g.sessionKey}` : g.scope === "agent" ? `for agent ${g.agentId}` : "everywhere";
   const left = g.expiresAt === undefined ? "no expiry" : `expires in ${formatDuration(Math.max(1000, Math.ceil((g.expiresAt - now) / 1000) * 1000))}`;
   return `${g.id}: ${what}, ${where}, ${left}${g.treeMark !== undefined ? `, ${TREE_BOUND_TEXT}` : ""} (by ${g.by})`;

@@ -113,7 +113,7 @@ export class Provenance {
    */
   noteContent(state: SessionTrust, content: unknown, level: TrustLevel, source: ValueSource, dir?: string): boolean {
     const text = textOf(content, this.settings.scanBytes);
-    if (isTrivialText(text)) return true;
+    if (isTrivialText(text) && !carriesMedia(content)) return true;
     if (!this.settings.enabled) return false;
     const index = this.store.valuesOf(state);
     let changed = false;
@@ -301,6 +301,23 @@ export class Provenance {
   }
 
   /**
+   * The trust of the names a listing of these paths shows (`ls`, `find`, `git status`): the
+   * directory's own trust, and below it the least trusted file ClawOS saw written there. A name a
+   * lowered session gave a new file (`notes/to attacker@evil.example`) is that session's word, not
+   * the owner's, however trusted the directory; the listing itself still lowers nothing.
+   */
+  namesTrust(forms: readonly string[], agentId: string | undefined, fallback: TrustLevel): TrustLevel {
+    let level = this.readTrust(forms, agentId, fallback);
+    for (const dir of forms) {
+      if (level === "untrusted") break;
+      if (isRegularFile(dir)) continue;
+      const low = this.labels.lowestUnder(dir);
+      if (low) level = minTrust(level, low.level);
+    }
+    return level;
+  }
+
+  /**
    * What OpenClaw writes from conversations below a directory that holds the agent's workspace (the
    * workspace or one above it), if any of it exists: its label. Those files sit at the workspace's
    * top level, so its entries are all that is looked at.
@@ -452,6 +469,18 @@ function shorten(text: string): string {
 /** An argument's value as a verdict shows it: shortened, secrets redacted. */
 export function shownValue(raw: string): string {
   return shorten(redactString(raw));
+}
+
+/**
+ * Whether a result has a part that is not text (an image, audio, a resource): a model reads what is
+ * in it, and none of it is text ClawOS can look at, so the result is never trivial.
+ */
+function carriesMedia(content: unknown): boolean {
+  const parts = Array.isArray(content) ? content : (content as { content?: unknown } | undefined)?.content;
+  if (!Array.isArray(parts)) return false;
+  return parts.some(
+    (part) => typeof part === "object" && part !== null && typeof (part as { type?: unknown }).type === "string" && (part as { type: string }).type !== "text",
+  );
 }
 
 /**

@@ -741,7 +741,7 @@ export class SessionTaint {
             ? quotesOutside(result.content, memo.quotes, isOuterResult(result, memo.tool), this.policy.provenance.scanBytes)
               ? undefined
               : listingOf(result, memo, declared)
-            : echoOf(result, memo)
+            : echoOf(result, memo, declared)
           : this.outputByProvenance(source, declared, memo);
     // A command left running: its id, and what its output is, for the calls that name it later.
     const runId = source === "command" && result.sessionKey ? runningId(result.content) : undefined;
@@ -959,20 +959,29 @@ export class SessionTaint {
    * What an output really was: a file's trust by what ClawOS saw written to it (trusted paths at
    * owner), a read-only or local command's by what it reads. Undefined: the manifest's word stands.
    */
-  private outputByProvenance(source: string | undefined, declared: TrustLevel, memo: CallMemo | undefined): { level: TrustLevel; dir?: string } | undefined {
+  private outputByProvenance(
+    source: string | undefined,
+    declared: TrustLevel,
+    memo: CallMemo | undefined,
+  ): { level: TrustLevel; dir?: string; values?: TrustLevel } | undefined {
     const facts = memo?.facts;
     if (!facts || !source || source === "declared") return undefined;
     const agentId = memo?.agentId;
     if (source === "paths") {
       // The files read, or for an edit the files written (it echoes their contents when a match fails).
       let level: TrustLevel = "owner";
+      let values: TrustLevel = "owner";
       if (facts.reads.length > 0) {
-        for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, agentId, declared));
+        for (const file of facts.reads) {
+          level = minTrust(level, this.provenance.readTrust(file.forms, agentId, declared));
+          values = minTrust(values, this.provenance.namesTrust(file.forms, agentId, declared));
+        }
       } else if (facts.writes.length > 0) {
         for (const file of facts.writes) level = minTrust(level, this.provenance.fileTrust(file.forms, agentId, declared).level);
+        values = level;
       } else return undefined;
       // A listing names files in the directory it lists: `ls src` endorses `src/parser.ts`.
-      return { level, dir: facts.reads.length === 1 ? facts.reads[0].raw : undefined };
+      return { level, values, dir: facts.reads.length === 1 ? facts.reads[0].raw : undefined };
     }
     const command = facts.command;
     if (source !== "command" || !command) return undefined;
@@ -981,12 +990,25 @@ export class SessionTaint {
     if (view.readOnly) {
       // A directory it reads is the files below it, unless only their names were listed (ls, find).
       let level: TrustLevel = "owner";
-      for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, agentId, declared, !file.listing));
-      return { level };
+      let values: TrustLevel = "owner";
+      for (const file of facts.reads) {
+        level = minTrust(level, this.provenance.readTrust(file.forms, agentId, declared, !file.listing));
+        if (file.listing) values = minTrust(values, this.provenance.namesTrust(file.forms, agentId, declared));
+      }
+      return { level, values };
     }
     // Local build, test and version-control programs run the code in their directory: their output
-    // is as trusted as the least trusted file written there.
-    if (view.local) return { level: this.provenance.treeTrust(command.cwd, agentId, declared, view.repositories.length > 0) };
+    // is as trusted as the least trusted file written there, and what else they read (a file named
+    // by a substitution, `cat "$(ls -t ~/Downloads/* | head -1)"`, may be any file).
+    if (view.local) {
+      let level = this.provenance.treeTrust(command.cwd, agentId, declared, view.repositories.length > 0);
+      for (const file of facts.reads) {
+        // The files the command names (its working directory is the tree, above).
+        if (file.argument === command.argument) level = minTrust(level, this.provenance.readTrust(file.forms, agentId, declared, !file.listing));
+      }
+      if (view.unknownReads) level = "untrusted";
+      return { level };
+    }
     return undefined;
   }
 
@@ -1194,10 +1216,14 @@ function listingOf(result: ToolResult, memo: CallMemo, declared: TrustLevel): { 
 
 /**
  * The output of a call whose result repeats what it was given (`provenance.output` "call"): the
- * trust the call was made at. Unknown without the call's decision, or when it failed.
+ * trust the call was made at, with nothing in it to remember. A failed call's error counts as the
+ * manifest's `outputTrust`, but what it repeats (a path, a name) is remembered at no more than the
+ * call's trust; without the call's decision, at `untrusted`: a confirmation never makes the words
+ * a lowered session chose the owner's.
  */
-function echoOf(result: ToolResult, memo: CallMemo | undefined): { level: TrustLevel; echo: true } | undefined {
-  return memo && !result.failed ? { level: memo.decision.inputTrust, echo: true } : undefined;
+function echoOf(result: ToolResult, memo: CallMemo | undefined, declared: TrustLevel): { level: TrustLevel; echo?: true; values?: TrustLevel } {
+  if (!memo) return { level: declared, values: "untrusted" };
+  return result.failed ? { level: declared, values: minTrust(declared, memo.decision.inputTrust) } : { level: memo.decision.inputTrust, echo: true };
 }
 
 /**

@@ -722,19 +722,67 @@ function addressList(v: string): string[] {
  */
 export function isTrivialText(text: string): boolean {
   if (text.length <= MAX_SUMMARY_TEXT && isPackageSummary(text)) return true;
+  if (text.length <= MAX_RECEIPT_TEXT && isStatusReceipt(text)) return true;
   if (text.length > 96) return false;
   const t = text.trim();
   if (t === "") return true;
-  // No letter of any script: no word, so no instruction (a duration, a timestamp, an address, a count).
-  if (!LETTER.test(t)) return true;
-  // Around the one status word, only what is neither a letter nor a digit in any script: a result
-  // in another alphabet is words like any other.
-  return /^[^\p{L}\p{N}]*(?:ok|okay|done|success|succeeded|true|false|null|none|yes|no|\(no output\)|no output|completed|(?:command )?(?:exited|completed|finished)?(?: with)? ?(?:exit )?(?:code|status)[:= ]*-?\d+|-?\d+(?:\.\d+)?)?[^\p{L}\p{N}]*$/iu.test(
+  // Only digits, punctuation, spaces and math or currency signs: no word, so no instruction (a
+  // duration, a timestamp, an address, a count). Letters of any script are words, and so are the
+  // symbols a model reads as letters (circled ⓐ, squared 🅰, parenthesised ⒜, Braille, tag
+  // characters, letter-like numerals).
+  if (NO_WORD.test(t)) return true;
+  // Around the one status word, only the same: a result in another alphabet is words like any other.
+  return /^(?:[\p{P}\p{Z}\p{Sm}\p{Sc}\s✓✔✗✘✅❌⚠👍👎]|\u{FE0F})*(?:ok|okay|done|success|succeeded|true|false|null|none|yes|no|\(no output\)|no output|completed|(?:command )?(?:exited|completed|finished)?(?: with)? ?(?:exit )?(?:code|status)[:= ]*-?\d+|-?\d+(?:\.\d+)?)?(?:[\p{P}\p{Z}\p{Sm}\p{Sc}\s✓✔✗✘✅❌⚠👍👎]|\u{FE0F})*$/iu.test(
     t,
   );
 }
 
-const LETTER = /\p{L}/u;
+/**
+ * Text with nothing a model could read as a word: decimal digits, punctuation, spaces, math and
+ * currency signs, and a few status marks (✓ ✗ ✅ ❌ ⚠ 👍 👎, with their emoji form).
+ */
+const NO_WORD = /^(?:[\p{Nd}\p{P}\p{Z}\p{Sm}\p{Sc}\s✓✔✗✘✅❌⚠👍👎]|\u{FE0F})*$/u;
+
+/** The longest result read as a status receipt (`isStatusReceipt`). */
+const MAX_RECEIPT_TEXT = 512;
+
+/** Keys of a host's bare status receipt: `{ "ok": true }`, `{ "removed": true, "count": 2 }`. */
+const RECEIPT_KEYS = new Set([
+  "ok",
+  "success",
+  "sent",
+  "removed",
+  "deleted",
+  "edited",
+  "updated",
+  "created",
+  "cancelled",
+  "canceled",
+  "count",
+  "total",
+  "changed",
+]);
+
+/**
+ * A JSON object (as the host prints a tool's payload) whose keys are all status words and whose
+ * values are all booleans, numbers or null: nobody's words are in it.
+ */
+function isStatusReceipt(text: string): boolean {
+  const t = text.trim();
+  if (!t.startsWith("{") || !t.endsWith("}")) return false;
+  let value: unknown;
+  try {
+    value = JSON.parse(t);
+  } catch {
+    return false;
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) return false;
+  const entries = Object.entries(value);
+  return (
+    entries.length > 0 &&
+    entries.every(([key, v]) => RECEIPT_KEYS.has(key) && (v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))))
+  );
+}
 
 /** The longest result read as a package manager's summary. */
 const MAX_SUMMARY_TEXT = 1024;

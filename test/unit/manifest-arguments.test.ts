@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkArgumentPaths } from "../../src/policy/argument-check.ts";
+import { compileArgumentPath, snakeCaseKey, valuesAt } from "../../src/policy/arguments.ts";
 import { DECISION_ROLES, type Manifest } from "../../src/policy/manifest-schema.ts";
 import { devHostDir } from "../../tools/harness/dev-host.ts";
 
@@ -26,6 +27,20 @@ function get(tool: string): Manifest {
 }
 
 const manifest = (args: Manifest["arguments"], modes?: Manifest["modes"]) => ({ tool: "t", arguments: args, modes });
+
+describe("reading arguments out of params", () => {
+  it("reads a camelCase argument under its snake_case name too, as the host does", () => {
+    expect(snakeCaseKey("filePath")).toBe("file_path");
+    expect(snakeCaseKey("mediaURLs")).toBe("media_ur_ls"); // the host's own rule, odd as it looks
+    expect(snakeCaseKey("mediaUrls")).toBe("media_urls");
+    expect(snakeCaseKey("path")).toBe("path");
+    expect(valuesAt({ file_path: "a/.env" }, compileArgumentPath("filePath"))).toEqual(["a/.env"]);
+    expect(valuesAt({ filePath: "x", file_path: "y" }, compileArgumentPath("filePath"))).toEqual(["x", "y"]);
+    expect(valuesAt({ attachments: [{ media_url: "MEMORY.md" }] }, compileArgumentPath("attachments.*.mediaUrl"))).toEqual(["MEMORY.md"]);
+    expect(valuesAt({ job: { delivery_target: "x" } }, compileArgumentPath("job.deliveryTarget"))).toEqual(["x"]);
+    expect(valuesAt({ filepath: "x" }, compileArgumentPath("filePath"))).toEqual([]);
+  });
+});
 
 describe("checkArgumentPaths", () => {
   const schema = {
@@ -436,13 +451,16 @@ describe("provenance settings", () => {
     "terminal",
   ];
 
-  it("turns provenance decisions off exactly for the tools where free text is the danger", () => {
+  // A path on another device (a paired node's file system), where no path rule can look.
+  const REMOTE_PATH_TOOLS = ["file_write"];
+
+  it("turns provenance decisions off exactly for the tools where free text is the danger, or a path no rule can check", () => {
     expect(
       manifests
         .filter((m) => m.provenance?.decisions === false)
         .map((m) => m.tool)
         .sort(),
-    ).toEqual(FREE_TEXT_TOOLS);
+    ).toEqual([...FREE_TEXT_TOOLS, ...REMOTE_PATH_TOOLS].sort());
     expect(manifests.filter((m) => m.provenance?.decisions === true).map((m) => m.tool)).toEqual([]);
   });
 
@@ -486,9 +504,9 @@ describe("provenance settings", () => {
     );
   });
 
-  it("keeps the host confirmations of write and apply_patch as declared output (owner: they echo only the call's own arguments)", () => {
-    for (const tool of ["write", "apply_patch"]) {
-      expect(get(tool).provenance?.output, tool).toBeUndefined();
+  it("reads the host's confirmations of write and apply_patch as echoes of the call: they lower nothing and endorse nothing a lowered session chose", () => {
+    for (const tool of ["write", "apply_patch", "create_goal", "update_goal", "dismiss_task", "progress_card", "show_widget", "theme", "structured_output"]) {
+      expect(get(tool).provenance?.output, tool).toBe("call");
       expect(get(tool).outputTrust, tool).toBe("owner");
     }
   });

@@ -48,6 +48,25 @@ describe("redaction", () => {
     expect(holdsSecret(path, { url: true })).toBe(false);
   });
 
+  it("finds a key a URL splits over its path segments, query values or query names", () => {
+    const url = { url: true };
+    expect(holdsSecret("https://blog.example/sk-ant/api03/abcdefghij/klmnopqrst/uvwxyz0123/456789", url)).toBe(true);
+    expect(holdsSecret("https://blog.example/c?a=AKIA&b=IOSFODNN7EXAMPLE", url)).toBe(true);
+    expect(holdsSecret("https://blog.example/c?AKIA=1&IOSFODNN7EXAMPLE=2", url)).toBe(true);
+    expect(holdsSecret("https://blog.example/c?a=AKIA&b=IOSFODNN7EXAMPLE&c=wJalrXUtnFEMI&d=K7MDENG", url)).toBe(true);
+    expect(holdsSecret("https://blog.example/x/gh/p_abcdefghij/klmnopqrstuvwxyz", url)).toBe(true);
+    expect(holdsSecret("https://blog.example/x/gh%2Fp_abcdefghij%2Fklmnopqrstuvwxyz", url)).toBe(true);
+    // Ordinary long URLs joined up are runs of words, not keys.
+    for (const plain of [
+      "https://docs.github.example/en/webhooks/using-webhooks/validating-webhook-deliveries",
+      "https://github.example/nodejs/node/blob/v22.11.0/lib/internal/abort_controller.js",
+      "https://maps.example/place/Rijksmuseum/@52.3599976,4.8852188,17z/data=!3m1!4b1",
+      "https://shop.example.de/dp/B0DX6XM6?tag=abc&ref=sr_1_1",
+    ]) {
+      expect(holdsSecret(plain, url), plain).toBe(false);
+    }
+  });
+
   it("a string is scanned again until it was found to hold no secret: a kept clean string never hides one", () => {
     const secret = "deploy with sk-abcdefghijklmnop1234 now";
     expect(redactString(secret)).not.toContain("sk-abcdefghijklmnop1234");

@@ -247,10 +247,10 @@ describe("operator manifests weaker than the built-in ones", () => {
   it("a copy of message's read mode that any requester may use, or that reads more arguments, is reported", () => {
     const message = builtins.find((b) => b.manifest.tool === "message") as ManifestEntry;
     expect(manifestWeakenings(builtins, [entry(message.manifest)])).toEqual([]);
-    const [reading] = message.manifest.modes ?? [];
-    const anyone = { ...message.manifest, modes: [{ ...reading, requester: undefined }] };
+    const [reading, ...others] = message.manifest.modes ?? [];
+    const anyone = { ...message.manifest, modes: [{ ...reading, requester: undefined }, ...others] };
     expect(manifestChanges(message.manifest, anyone).changes).toEqual([expect.stringMatching(/^decides reading conversations.* as read-only/)]);
-    const sends = { ...message.manifest, modes: [{ ...reading, reads: [...(reading.reads ?? []), "to"] }] };
+    const sends = { ...message.manifest, modes: [{ ...reading, reads: [...(reading.reads ?? []), "to"] }, ...others] };
     expect(manifestChanges(message.manifest, sends).changes).toEqual([expect.stringMatching(/^decides reading conversations.* as read-only/)]);
   });
 
