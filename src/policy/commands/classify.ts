@@ -262,6 +262,59 @@ const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const MAX_CWDS = 8;
 /** What `env`, `printenv` and a shell's variable listings print. */
 export const ENVIRONMENT = "the process environment";
+
+/**
+ * Whether an awk program can run a command or write a file: `system(`, `getline` (from a file or a
+ * command), gawk's `@` (an include, a loaded extension, an indirect call), or a `>` or `|` in a
+ * print or printf statement outside parentheses (its output redirected). Elsewhere `>` compares and
+ * `||` is a logical or: `$9 >= 500 {print $7}` and `/ERROR|WARN/` only read. String literals are
+ * set aside first, and regex literals where awk expects an operand; a "regex" holding a statement
+ * (`print`, `;`, a brace or a newline) is read as code, so nothing can hide behind a slash.
+ */
+export function awkActs(program: string): boolean {
+  let code = "";
+  for (let i = 0; i < program.length; i++) {
+    const c = program[i] as string;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < program.length && program[j] !== '"') j += program[j] === "\\" ? 2 : 1;
+      code += '""';
+      i = j;
+      continue;
+    }
+    if (c === "/" && !afterOperand(code)) {
+      let j = i + 1;
+      while (j < program.length && program[j] !== "/" && program[j] !== "\n") j += program[j] === "\\" ? 2 : 1;
+      const body = program.slice(i + 1, j);
+      if (j < program.length && program[j] === "/" && !/print|[;{}\n]/.test(body)) {
+        code += "//";
+        i = j;
+        continue;
+      }
+    }
+    code += c;
+  }
+  if (/\bsystem\s*\(|\bgetline\b|@/.test(code)) return true;
+  const print = /\bprintf?\b/g;
+  for (let m = print.exec(code); m; m = print.exec(code)) {
+    let depth = 0;
+    for (let k = m.index + m[0].length; k < code.length; k++) {
+      const c = code[k];
+      if (c === "(" || c === "[") depth++;
+      else if (c === ")" || c === "]") depth = Math.max(0, depth - 1);
+      else if (depth === 0 && (c === ";" || c === "}" || c === "\n")) break;
+      else if (depth === 0 && (c === ">" || c === "|")) return true;
+    }
+  }
+  return false;
+}
+
+/** The awk code so far ends an operand (a name, a number, a field, a closing bracket, a string, `++`/`--`): a `/` here divides. */
+function afterOperand(code: string): boolean {
+  const t = code.trimEnd();
+  if (t.endsWith("++") || t.endsWith("--")) return true;
+  return /[\w$)\]"]$/.test(t) && !/(?:^|[^\w$])(?:print|printf|return|in)$/.test(t);
+}
 /** Names that hold no secret: where things are, who runs, how the terminal looks, the shell's own counters. */
 const PLAIN_VARIABLES = new Set([
   "HOME",
@@ -781,7 +834,8 @@ class Walker {
   }
 
   /** A program's subcommand (`npm install`, `docker push`): global flags before it are skipped. */
-  private runSubcommand(entry: CompiledProgram, name: string, args: readonly Word[], ctx: Context, base: string): void {
+  private runSubcommand(entry: CompiledProgram, name: string, given: readonly Word[], ctx: Context, base: string): void {
+    let args = given;
     const spec = entry.spec;
     let i = 0;
     let dir: string | undefined;
@@ -808,6 +862,21 @@ class Walker {
       this.match([name, ...texts(args.slice(i))], true);
       this.notReadOnly(`${name} runs a subcommand only known at run time`);
       return;
+    }
+    // A group's own flags between it and its subcommand (`docker compose -f dev.yml logs`): skipped
+    // like global flags when the program names subcommands of that group.
+    let j = i + 1;
+    if (args[j] && !args[j].dynamic && args[j].text.startsWith("-") && entry.groups.has(sub.text)) {
+      while (j < args.length && !args[j].dynamic && args[j].text.startsWith("-") && args[j].text.length > 1) {
+        const t = args[j].text;
+        const takes = t.indexOf("=") === -1 && has(spec.globalValueFlags, t);
+        globals.push(...args.slice(j, j + (takes ? 2 : 1)));
+        j += takes ? 2 : 1;
+      }
+      if (j >= args.length || args[j].dynamic || !entry.subcommands.has(`${sub.text} ${args[j].text}`)) {
+        globals.length -= j - i - 1;
+        j = i + 1;
+      } else args = [...args.slice(0, i + 1), ...args.slice(j)];
     }
     const two = args[i + 1] && !args[i + 1].dynamic ? `${sub.text} ${args[i + 1].text}` : undefined;
     let found: SubcommandSpec | undefined = two ? entry.subcommands.get(two) : undefined;
@@ -1621,7 +1690,7 @@ class Walker {
       program = t;
     }
     if (programFile) this.notReadOnly(`${label} -f runs a program from a file`);
-    if (program && /system|getline|[>|@]/.test(program)) this.notReadOnly(`${label} program may run commands or write files (system, getline, > or |)`);
+    if (program && awkActs(program)) this.notReadOnly(`${label} program may run commands or write files (system, getline, print > or |)`);
     for (const w of operands) {
       if (ENV_ASSIGNMENT.test(w.text)) continue;
       if (w.dynamic) this.notReadOnly(`${label} gets an argument only known at run time`);
@@ -2302,6 +2371,7 @@ class Walker {
   private runRedis(label: string, args: readonly Word[], ctx: Context): void {
     let host: string | undefined;
     let plain = !ctx.remote;
+    let scan = false;
     let i = 0;
     for (; i < args.length; i++) {
       const w = args[i];
@@ -2311,6 +2381,15 @@ class Walker {
       }
       if (!w.text.startsWith("-")) break;
       const flag = w.text;
+      if (REDIS_SCANS.has(flag)) {
+        scan = true;
+        continue;
+      }
+      if (REDIS_SCAN_VALUES.has(flag)) {
+        const value = args[++i];
+        if (!value || value.dynamic) plain = false;
+        continue;
+      }
       if (REDIS_VALUES.has(flag)) {
         const value = args[++i];
         if (!value || value.dynamic) plain = false;
@@ -2326,7 +2405,11 @@ class Walker {
     const command = args.slice(i);
     const name = command[0]?.text.toLowerCase();
     const two = command[1] ? `${name} ${command[1].text.toLowerCase()}` : undefined;
-    const reading = plain && name !== undefined && !command.some((w) => w.dynamic) && (REDIS_READS.has(name) || (two !== undefined && REDIS_READS.has(two)));
+    const reading =
+      plain &&
+      (scan
+        ? command.length === 0
+        : name !== undefined && !command.some((w) => w.dynamic) && (REDIS_READS.has(name) || (two !== undefined && REDIS_READS.has(two))));
     if (!reading) {
       this.reaches(`${label} talks to a Redis server`);
       return;
@@ -2414,11 +2497,23 @@ class Walker {
         plain = false;
         continue;
       }
-      if (t.startsWith("+")) continue;
+      if (t.startsWith("+") && label === "dig") continue;
       if (t.startsWith("@")) {
         names.push(t.slice(1));
         continue;
       }
+      // nslookup's options are one word each (-type=MX, -debug); host takes a few with a value.
+      if (label === "nslookup" && t.startsWith("-") && t.length > 1) {
+        const option = t.slice(1).split("=")[0]?.toLowerCase() ?? "";
+        if (!NSLOOKUP_OPTIONS.has(option)) plain = false;
+        continue;
+      }
+      if (label === "host" && HOST_VALUES.has(t)) {
+        const value = args[++i];
+        if (!value || value.dynamic) plain = false;
+        continue;
+      }
+      if (label === "host" && HOST_PLAIN.has(t)) continue;
       if (DIG_VALUES.has(t)) {
         const value = args[++i];
         if (!value || value.dynamic) plain = false;
@@ -2821,6 +2916,10 @@ const COPY_VALUES = new Set(["-S", "--suffix", "-m", "--mode", "-o", "--owner", 
 const REDIS_VALUES = new Set(["-h", "-p", "-n", "-u", "-a", "--user", "--pass", "--tls-server-name", "--sni"]);
 /** redis-cli flags that change nothing beyond the one request (no --eval, --pipe, --rdb, -x, -r). */
 const REDIS_PLAIN = new Set(["--tls", "--no-auth-warning", "--raw", "--no-raw", "--csv", "--json", "-c", "-e", "--verbose", "-3", "-2"]);
+/** redis-cli's sampling modes, which send only SCAN, TYPE, MEMORY USAGE and INFO (not --rdb, --pipe, --eval). */
+const REDIS_SCANS = new Set(["--scan", "--bigkeys", "--memkeys", "--keystats", "--stat"]);
+/** Their settings: a key pattern, a batch size, a sample count, an interval. */
+const REDIS_SCAN_VALUES = new Set(["--pattern", "--quoted-pattern", "--count", "--memkeys-samples", "-i"]);
 /** Redis commands that only read (one word, or a command and its subcommand). CONFIG GET is not one: it prints requirepass. */
 const REDIS_READS = new Set([
   "info",
@@ -2912,6 +3011,29 @@ const AWS_S3API_READS = new Set([
 
 /** dig options that take a value (-q and -x give a name to look up). */
 const DIG_VALUES = new Set(["-t", "-c", "-p", "-b", "-q", "-x"]);
+/** host's flags with a value (type, class, wait, retries, ndots) and without; -l lists a zone by transfer. */
+const HOST_VALUES = new Set(["-t", "-c", "-W", "-R", "-N"]);
+const HOST_PLAIN = new Set(["-a", "-v", "-4", "-6", "-r", "-T", "-U", "-C", "-s", "-i", "-d"]);
+/** nslookup's options that change how it asks, not what or whom (-type=MX, -timeout=5). */
+const NSLOOKUP_OPTIONS = new Set([
+  "type",
+  "querytype",
+  "q",
+  "class",
+  "timeout",
+  "retry",
+  "debug",
+  "nodebug",
+  "d2",
+  "nod2",
+  "recurse",
+  "norecurse",
+  "vc",
+  "novc",
+  "port",
+  "fail",
+  "nofail",
+]);
 const DIG_PLAIN = new Set(["-4", "-6", "-u", "-m", "-r", "-i"]);
 /** Query types and classes: operands of dig that are not names. */
 const DNS_WORDS = new Set([

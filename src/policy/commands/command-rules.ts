@@ -323,6 +323,8 @@ export interface CompiledProgram {
   readonly spec: ProgramSpec;
   /** Subcommands by name (one word, or two words joined by a space). */
   readonly subcommands: ReadonlyMap<string, SubcommandSpec>;
+  /** The first words of two-word subcommands (`compose` of `compose logs`). */
+  readonly groups: ReadonlySet<string>;
 }
 
 export interface CompiledCommandRules {
@@ -457,7 +459,8 @@ export function compileCommandRules(operatorRules: unknown = [], where = "comman
   for (const spec of builtin.table.programs) {
     const subcommands = new Map<string, SubcommandSpec>();
     for (const sub of spec.subcommands ?? []) for (const name of sub.names) if (!subcommands.has(name)) subcommands.set(name, sub);
-    for (const name of spec.names) if (!programs.has(name)) programs.set(name, { spec, subcommands });
+    const groups = new Set([...subcommands.keys()].filter((name) => name.includes(" ")).map((name) => name.slice(0, name.indexOf(" "))));
+    for (const name of spec.names) if (!programs.has(name)) programs.set(name, { spec, subcommands, groups });
   }
 
   const exact = new Set(builtin.table.safeEnvironment.filter((n) => !n.endsWith("*")));
