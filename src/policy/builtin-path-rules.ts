@@ -112,8 +112,16 @@ export const BUILTIN_PATH_RULES: readonly PathRule[] = [
   { pattern: "/etc/{profile.d,zsh}/**", zone: "protected", label: "system shell startup files" },
   { pattern: "{home}/.config/{autostart,systemd}/**", zone: "protected", label: "login startup items" },
   { pattern: "{home}/Library/LaunchAgents/**", zone: "protected", label: "login startup items" },
+  // What only root can read because it is a key or a password (an agent that runs as root, or through sudo).
+  { pattern: "/etc/{shadow,gshadow,shadow-,gshadow-}", zone: "secret", label: "the system's password hashes" },
+  {
+    pattern:
+      "/etc/{ssh/ssh_host_*_key,ssl/private/**,pki/tls/private/**,letsencrypt/{live,archive}/**/privkey*,letsencrypt/{accounts,keys}/**,wireguard/**,NetworkManager/system-connections/**,mysql/debian.cnf}",
+    zone: "secret",
+    label: "the system's private keys and stored passwords",
+  },
   { pattern: "/etc/{cron.d,cron.daily,cron.hourly,cron.weekly,cron.monthly,systemd}/**", zone: "protected", label: "system scheduled jobs and services" },
-  { pattern: "/etc/{crontab,sudoers,passwd,shadow,hosts}", zone: "protected", label: "system configuration" },
+  { pattern: "/etc/{crontab,sudoers,passwd,hosts}", zone: "protected", label: "system configuration" },
   { pattern: "/etc/**", zone: "protected", label: "system configuration" },
   { pattern: "/var/spool/cron/**", zone: "protected", label: "scheduled jobs" },
   { pattern: "{workspace}/**", zone: "open", label: "the agent's workspace" },

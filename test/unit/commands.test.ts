@@ -230,7 +230,10 @@ describe("classifyCommand: commands that are not read-only", () => {
     ["sh -ec 'rm -f $(ls)'", { programs: ["sh", "ls", "rm"] }, /sh -c runs a shell/],
     // In double quotes the outer shell runs the substitution first; the text sh gets is only known then.
     ['sh -c "rm -f $(ls)"', { programs: ["ls", "sh"] }, /sh -c runs shell text only known at run time/],
-    ["sudo cat /etc/shadow", { reads: ["/etc/shadow"], programs: ["sudo", "cat"] }, /sudo runs a command as another user/],
+    ["sudo cat /etc/shadow", { reads: ["/etc/shadow"], programs: ["sudo", "cat"] }, /reads \/etc\/shadow as root \(sudo\), outside \/var\/log/],
+    ["sudo -E tail /var/log/syslog", { programs: ["sudo", "tail"] }, /sudo runs a command as another user/],
+    ["sudo tail /var/log/../../etc/ssh/ssh_host_ed25519_key", { programs: ["sudo", "tail"] }, /as root \(sudo\)/],
+    ["sudo rm /var/log/x.log", { programs: ["sudo", "rm"] }, /sudo runs a command as another user/],
     ["env FOO=1 rm x", { writes: ["x"], programs: ["env", "rm"] }, /rm deletes files/],
     ["xargs rm < list", { reads: ["list"], programs: ["xargs", "rm"] }, /rm deletes files/],
     ["ls | xargs cat", { programs: ["ls", "xargs", "cat"] }, /only known at run time/],
@@ -554,6 +557,32 @@ describe("classifyCommand: everyday reads of an operator's machine", () => {
       ["gofmt -w main.go", /changes something/],
       ["docker compose -f x.yml up -d", /runs the containers a compose file defines/],
       ["docker compose -f x.yml exec web env", /runs the containers a compose file defines/],
+    ]);
+  });
+});
+
+describe("classifyCommand: reads through sudo", () => {
+  it("a plain sudo in front of a read of the logs or the system's state reads; elsewhere it acts", () => {
+    for (const command of [
+      "sudo tail -n 50 /var/log/nginx/error.log",
+      "sudo grep -c ERROR /var/log/app/*.log",
+      "sudo -n -u www-data tail /var/log/nginx/access.log",
+      "sudo journalctl -u acme-api --since -1h --no-pager",
+      "sudo ss -ltnp",
+      "sudo du -sh /var/log/*",
+    ]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(true);
+      expect(facts.writes, command).toEqual([]);
+    }
+    expectActs([
+      ["sudo cat /etc/wireguard/wg0.conf", /as root \(sudo\)/],
+      ["cd /etc && sudo cat shadow", /as root \(sudo\)/],
+      ["sudo cat notes.txt", /as root \(sudo\)/],
+      ["sudo -s tail /var/log/syslog", /runs the command through a shell/],
+      ["sudo -D /etc cat shadow", /sudo runs a command as another user/],
+      ["sudo tee /var/log/x", /tee writes files/],
+      ["sudo npm test", /sudo runs a command as another user/],
     ]);
   });
 });

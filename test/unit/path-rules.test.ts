@@ -140,7 +140,9 @@ describe("path rules: a secret below a directory read whole", () => {
     expect(rules.secretBelow("/home/o/.openclaw/agents", "main")?.label).toBe("an agent's auth profiles and transcripts");
     expect(rules.secretBelow("/proc/4242", "main")?.label).toBe("a process's environment (it holds keys and tokens)");
     expect(rules.secretBelow("/", "main")).toBeDefined();
-    for (const dir of ["/home/o/projects", "/home/o/.openclaw/workspace", "/home/o/.openclaw/workspace/src", "/etc", "/srv/ops-ws", "/home/o/.ssh.bak"]) {
+    // What only root reads: /etc holds password hashes and private keys.
+    expect(rules.secretBelow("/etc", "main")?.label).toBe("the system's password hashes");
+    for (const dir of ["/home/o/projects", "/home/o/.openclaw/workspace", "/home/o/.openclaw/workspace/src", "/etc/nginx", "/srv/ops-ws", "/home/o/.ssh.bak"]) {
       expect(rules.secretBelow(dir, "main"), dir).toBeUndefined();
     }
     // A file the pattern names exactly is matched by the rule itself, not found below it.
@@ -193,9 +195,17 @@ describe("path rules: files that run commands or hold logins outside the shell's
       "/home/o/.config/google-chrome/Default/Cookies",
       "/home/o/.mozilla/firefox/abc.default/logins.json",
       "/home/o/.bitcoin/wallet.dat",
+      // What only root reads: password hashes, host and TLS keys, VPN and Wi-Fi secrets.
+      "/etc/shadow",
+      "/etc/ssh/ssh_host_ed25519_key",
+      "/etc/ssl/private/site.key",
+      "/etc/letsencrypt/live/example.org/privkey.pem",
+      "/etc/wireguard/wg0.conf",
     ]) {
       expect(zone(p), p).toBe("secret");
     }
+    for (const p of ["/etc/ssh/ssh_host_ed25519_key.pub", "/etc/ssh/sshd_config", "/etc/passwd", "/etc/letsencrypt/live/example.org/fullchain.pem"])
+      expect(zone(p), p).toBe("protected");
     // The workspace stays open, and an ordinary file in home has no rule.
     expect(zone("/home/o/.openclaw/workspace/src/a.ts")).toBe("open");
     expect(zone("/home/o/notes/todo.md")).toBeUndefined();

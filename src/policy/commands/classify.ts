@@ -228,6 +228,8 @@ interface Context {
   readonly depth: number;
   /** Inside an ssh remote command: paths are the remote host's, not recorded. */
   readonly remote: boolean;
+  /** Run through sudo on this host (`sudo tail /var/log/x`): it reads as root, so only the logs count as plain reads. */
+  readonly elevated?: boolean;
   /** The directories pushd left, innermost last (each a set of possibilities, as `cwds`). */
   dirs?: readonly (readonly string[])[];
 }
@@ -539,6 +541,11 @@ class Walker {
   private read(ctx: Context, path: string, base = ""): void {
     // Another host's files are not checked against this host's path rules: a secret-looking one is not a plain read.
     if (ctx.remote && REMOTE_SECRET.test(path)) this.notReadOnly(`reads ${path} on the remote host, which may hold secrets`);
+    if (ctx.elevated && !ctx.remote) {
+      for (const p of path ? this.paths(ctx, path, base) : [""]) {
+        if (!elevatedReadable(p)) this.notReadOnly(`reads ${path || "a file named at run time"} as root (sudo), outside /var/log`);
+      }
+    }
     this.processPath(path);
     if (!ctx.remote && (path === "" || RUNTIME_PATH.test(path))) this.unknownReads = true;
     if (ctx.remote || !path || path === "-" || HARMLESS_TARGETS.test(path)) return;
@@ -1289,9 +1296,13 @@ class Walker {
     let inner: Word[] = args.slice(i);
     const argv = [name, ...texts(args)];
     // On another host, `sudo grep …` reads there as another user: what it runs decides, as in any remote read.
+    // On this one, a plain `sudo` (no shell, no kept environment, no other directory) in front of a
+    // read-only command reads as root: the logs (`sudo tail /var/log/nginx/error.log`, `sudo
+    // journalctl -u x`, `sudo ss -ltnp`) are plain reads, any file outside /var/log it reads is not.
     const why = spec.why ? `${name} ${spec.why}` : spec.kind !== "wrapper" ? `${name} ${KIND_WHY[spec.kind]}` : undefined;
+    const elevated = why !== undefined && w.remoteRead === true && this.remoteDepth === 0 && !ctx.remote && !shell && !lookup && plainSudo(args.slice(0, i));
     if (why && w.remoteRead && this.remoteDepth > 0 && !shell && !lookup) this.remoteOnly(why);
-    else if (why) this.notReadOnly(why);
+    else if (why && !elevated) this.notReadOnly(why);
     if (NOT_LOCAL.has(spec.kind)) this.local = false;
     if (spec.kind === "build") this.runsTree = true;
     if (lookup) {
@@ -1319,13 +1330,15 @@ class Walker {
       if (!ctx.remote) this.unknownReads = true;
     }
     // Only the shell's own builtin and command run a builtin in the shell; the others start a process (a cd there moves nothing).
-    const innerCtx = name === "builtin" || name === "command" ? ctx : { ...ctx };
+    const innerCtx = name === "builtin" || name === "command" ? ctx : elevated ? { ...ctx, elevated: true } : { ...ctx };
     if (w.strong) {
       // The wrapper is its own part: rules see it whole, and the command it runs is another part.
       this.match(argv, true);
       const frame = this.begin();
       this.runArgv(inner, innerCtx);
       this.end(frame);
+      // A root read is plain only while what it runs only reads: otherwise sudo is a part that acts.
+      if (elevated && !frame.readOnly && why) this.notReadOnly(why);
       return;
     }
     // A plain wrapper: deny rules and irreversible names see it whole; the command it runs is this part.
@@ -3177,12 +3190,39 @@ function redisUriHost(uri: string): string | undefined {
   return m ? m[1].replace(/^\[|\]$/g, "") : undefined;
 }
 
+/** sudo's flags that change only who runs the command and how it asks: a user or group, no prompt, a fresh timestamp, the target's home. */
+const SUDO_PLAIN = new Set(["-n", "--non-interactive", "-k", "--reset-timestamp", "-H", "--set-home", "-S", "--stdin"]);
+const SUDO_PLAIN_VALUES = new Set(["-u", "--user", "-g", "--group"]);
+
+/** The words before sudo's command are only plain flags (`SUDO_PLAIN`, `-u root`). */
+function plainSudo(flags: readonly Word[]): boolean {
+  for (let i = 0; i < flags.length; i++) {
+    const t = (flags[i] as Word).text;
+    if (t === "--") continue;
+    if (SUDO_PLAIN.has(t)) continue;
+    if (SUDO_PLAIN_VALUES.has(t)) {
+      i++;
+      continue;
+    }
+    if (/^-[ukHnS]+$/.test(t) && !t.includes("u")) continue;
+    if (/^--(?:user|group)=/.test(t) || /^-[ug]\S+$/.test(t)) continue;
+    return false;
+  }
+  return true;
+}
+
+/** A path a root read may take as plain: /var/log and below (no `..`). */
+function elevatedReadable(path: string): boolean {
+  if (!path || path.split("/").includes("..") || REMOTE_SECRET.test(path)) return false;
+  return path === "/var/log" || path.startsWith("/var/log/");
+}
+
 /** ssh flags that change nothing beyond the one connection: no forwarding, proxy, jump host, config, control socket or log file. */
 const SSH_PLAIN = new Set(["-p", "-l", "-i", "-t", "-T", "-q", "-v", "-4", "-6", "-C", "-n", "-x", "-a", "-k", "-y", "-c", "-e", "-m"]);
 
 /** A path on another host that may hold keys or passwords (this host's own are checked by the path rules). */
 const REMOTE_SECRET =
-  /(^|\/)(\.ssh|\.aws|\.kube|\.gnupg|\.docker|\.config\/gh|\.password-store|private)(\/|$)|(^|\/)(\.netrc|\.git-credentials|\.npmrc|\.pypirc|\.pgpass|\.my\.cnf|\.env[^/]*|credentials[^/]*|secrets?[^/]*|[^/]*\.(pem|key|p12|pfx|kdbx)|id_(rsa|ed25519|ecdsa|dsa)[^/]*)$|^\/etc\/(shadow|gshadow|sudoers)|^\/proc\/[^/]*\/environ|^\/root(\/|$)|^~root/;
+  /(^|\/)(\.ssh|\.aws|\.kube|\.gnupg|\.docker|\.config\/gh|\.password-store|private)(\/|$)|(^|\/)(\.netrc|\.git-credentials|\.npmrc|\.pypirc|\.pgpass|\.my\.cnf|\.env[^/]*|credentials[^/]*|secrets?[^/]*|[^/]*\.(pem|key|p12|pfx|kdbx)|id_(rsa|ed25519|ecdsa|dsa)[^/]*)$|(^|\/)ssh_host_[^/]*_key$|^\/etc\/(shadow|gshadow|sudoers)|^\/proc\/[^/]*\/environ|^\/root(\/|$)|^~root/;
 
 const SSH_VALUES = new Set(["-b", "-B", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"]);
 const PIP_INSTALL_VALUES = new Set([
