@@ -777,6 +777,9 @@ function isStatusReceipt(text: string): boolean {
     return false;
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) return false;
+  // Read back exactly as printed: a key given twice (`{"ok": "words", "ok": true}`) keeps only its
+  // last value in the parse, but a model reads both.
+  if (JSON.stringify(value) !== t.replace(/\s+/g, "")) return false;
   const entries = Object.entries(value);
   return (
     entries.length > 0 &&

@@ -553,6 +553,12 @@ describe("classifyCommand: everyday reads of an operator's machine", () => {
       ["openssl x509 -in a.pem -out b.der", /writes b.der/],
       ["openssl x509 -req -in c.csr -signkey k.pem", /changes something/],
       ["openssl verify -crl_download cert.pem", /changes something/],
+      ["openssl x509 -in c.pem -out=/tmp/x", /writes \/tmp\/x/],
+      ["openssl x509 -in c.pem -noout -writerand /tmp/x", /writes \/tmp\/x/],
+      ["gofmt --w=true .", /changes something/],
+      ["goimports -cpuprofile=/tmp/x main.go", /writes \/tmp\/x/],
+      ["fd -C /home/o/.ssh -H", /changes something/],
+      ["docker compose -f oci://registry.example/x:latest ps", /loads a project file from the network/],
       ["fd -e log -x rm", /runs another program/],
       ["gofmt -w main.go", /changes something/],
       ["docker compose -f x.yml up -d", /runs the containers a compose file defines/],
@@ -612,7 +618,26 @@ describe("classifyCommand: awk programs", () => {
       // A "regex" that hides a statement, or a division after ++, is read as code.
       ["awk '{ i++ / 2; print 1 > \"f\"; x = 4 / 2 }' f", /print > or \|/],
       ["awk '{ x = 1 } /a;print 1 > \"f\";b/ {print}' f", /print > or \|/],
+      // Comments, regexes after a bracket, and statements continued over a newline.
+      ['awk \'BEGIN { # "\nsystem("id") # "\n}\'', /print > or \|/],
+      ['awk \'/;"/ { system("id") } /"/\' f', /print > or \|/],
+      ['awk \'BEGIN { if (1) /"/; system("id"); if (1) /"/ }\'', /print > or \|/],
+      ['awk \'BEGIN{print "x" \\\n> "/tmp/f"}\'', /print > or \|/],
+      ['awk \'BEGIN{print "a",\n"b" > "/tmp/f"}\'', /print > or \|/],
+      // Files added at run time, and the environment by another name.
+      ['awk \'BEGIN{ARGV[ARGC++]="/home/o/.ssh/id" "_rsa"}{print}\'', /print > or \|/],
+      ['awk \'BEGIN{for(k in SYMTAB["ENV" "IRON"]) print k}\'', /print > or \|/],
+      // Options other than -F, -v and the program text, in full; every -e is checked.
+      ["awk -e '{print}' -e 'BEGIN{system(\"id\")}' f", /print > or \|/],
+      ["awk --sou='BEGIN{}' f", /may load code or write files/],
+      ["awk -d/tmp/x 'BEGIN{}'", /may load code or write files/],
+      ["awk -o/tmp/x 'BEGIN{}'", /may load code or write files/],
+      ["awk --profile=/tmp/x 'BEGIN{}'", /may load code or write files/],
+      ["awk -bf /dev/stdin", /may load code or write files/],
     ]);
+    for (const command of ["awk -v pat='a|b' '$0 ~ pat' f", "awk --posix -F: '{print $1}' /etc/passwd", "awk -e 'NR>1' f"]) {
+      expect(classify(command).readOnly, command).toBe(true);
+    }
   });
 });
 

@@ -364,11 +364,19 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     readFlags: ["--ignore-file", "--search-path"],
     execFlags: ["-x", "--exec", "-X", "--exec-batch"],
     followFlags: ["-L", "--follow"],
-    unsafeFlags: ["--base-directory"],
+    unsafeFlags: ["--base-directory", "-C"],
     implicit: ".",
   },
   // Go's formatters print the formatted source or a diff (-l, -d); -w writes the files back.
-  { names: ["gofmt", "goimports"], kind: "read", valueFlags: ["-r", "-local"], unsafeFlags: ["-w"], implicit: "." },
+  // Go's flag package takes --name as -name.
+  {
+    names: ["gofmt", "goimports"],
+    kind: "read",
+    valueFlags: ["-r", "--r", "-local", "--local"],
+    writeFlags: ["-cpuprofile", "--cpuprofile", "-memprofile", "--memprofile", "-trace", "--trace"],
+    unsafeFlags: ["-w", "--w"],
+    implicit: ".",
+  },
   {
     names: ["rg"],
     kind: "read",
@@ -492,6 +500,21 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     valueFlags: ["-o", "-p", "-u", "-U", "-G", "-g", "-t", "-C", "-O", "-s"],
   },
   { names: ["lsof"], kind: "read", operands: "strings", valueFlags: ["-p", "-u", "-c", "-g", "-s", "-d"] },
+  // Per-process and per-CPU statistics: pidstat -e runs a program, sar -o writes its samples to a file.
+  { names: ["mpstat"], kind: "read", operands: "strings", valueFlags: ["-P", "-I", "-N", "-o"] },
+  { names: ["pidstat"], kind: "read", operands: "strings", valueFlags: ["-p", "-C", "-G", "-T"], unsafeFlags: ["-e"] },
+  { names: ["sar"], kind: "read", operands: "strings", valueFlags: ["-P", "-I", "-n", "-q", "-s", "-e", "-i"], readFlags: ["-f"], writeFlags: ["-o"] },
+  {
+    // chrony's monitor: tracking and source listings read; the rest steps or changes the clock.
+    names: ["chronyc"],
+    kind: "system",
+    operands: "strings",
+    why: "changes the clock or its sources",
+    otherSubcommand: { kind: "system", operands: "strings", why: "changes the clock or its sources" },
+    subcommands: [
+      { names: ["tracking", "sources", "sourcestats", "activity", "ntpdata", "selectdata", "serverstats", "waitsync"], kind: "read", operands: "strings" },
+    ],
+  },
   // Sockets and what holds them, as ps shows processes; ss -K closes sockets, -D writes a dump.
   {
     names: ["ss"],
@@ -1369,10 +1392,26 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         kind: "read",
         operands: "paths",
         valueFlags: ["-inform", "-outform", "-nameopt", "-certopt", "-purpose", "-checkend", "-ext", "-CApath", "-verify_hostname", "-attime"],
-        readFlags: ["-in", "-CAfile", "-untrusted", "-CRLfile", "-trusted"],
-        writeFlags: ["-out"],
+        readFlags: ["-in", "-CAfile", "-untrusted", "-CRLfile", "-trusted", "-rand"],
+        writeFlags: ["-out", "-writerand"],
         // Signing or reading a key, another engine or provider (a library it loads), a password source.
-        unsafeFlags: ["-engine", "-provider", "-provider-path", "-signkey", "-key", "-CA", "-CAkey", "-passin", "-req", "-x509toreq", "-crl_download"],
+        unsafeFlags: [
+          "-engine",
+          "-provider",
+          "-provider-path",
+          "-signkey",
+          "-key",
+          "-CA",
+          "-CAkey",
+          "-passin",
+          "-req",
+          "-x509toreq",
+          "-crl_download",
+          "-CAcreateserial",
+          "-CAserial",
+          "-gendelta",
+          "-config",
+        ],
       },
     ],
   },
@@ -1405,7 +1444,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "mongo",
       "mongosh",
       "sqlcmd",
-      "helm",
       "k9s",
       "gcloud",
       "az",
@@ -1446,6 +1484,38 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   // Reads of the cluster the owner's kubeconfig names change nothing, and what they print is others'
   // text (logs, events, annotations). A flag that names another server, other credentials, or a
   // manifest (a file or a URL) makes the command reach beyond that cluster; secrets stay secrets.
+  {
+    // Releases in the cluster the owner's configuration names: listing them and their status reads
+    // (what they print is the cluster's text); values and manifests can hold secrets.
+    names: ["helm"],
+    kind: "network",
+    network: true,
+    infoFlags: ["--version", "--help", "-h"],
+    globalValueFlags: ["-n", "--namespace"],
+    otherSubcommand: { kind: "network", network: true },
+    subcommands: [
+      {
+        names: ["list", "ls", "status", "history", "hist", "version", "repo list", "search repo", "show chart"],
+        kind: "read",
+        external: true,
+        operands: "strings",
+        valueFlags: ["-n", "--namespace", "-o", "--output", "-l", "--selector", "--filter", "-m", "--max", "--offset", "--revision", "--version"],
+        unsafeFlags: [
+          "--kube-context",
+          "--kubeconfig",
+          "--kube-apiserver",
+          "--kube-token",
+          "--kube-as-user",
+          "--kube-as-group",
+          "--kube-ca-file",
+          "--kube-insecure-skip-tls-verify",
+          "--registry-config",
+          "--repository-config",
+          "--repository-cache",
+        ],
+      },
+    ],
+  },
   {
     names: ["kubectl"],
     kind: "network",

@@ -266,57 +266,96 @@ const MAX_CWDS = 8;
 export const ENVIRONMENT = "the process environment";
 
 /**
- * Whether an awk program can run a command or write a file: `system(`, `getline` (from a file or a
- * command), gawk's `@` (an include, a loaded extension, an indirect call), or a `>` or `|` in a
- * print or printf statement outside parentheses (its output redirected). Elsewhere `>` compares and
- * `||` is a logical or: `$9 >= 500 {print $7}` and `/ERROR|WARN/` only read. String literals are
- * set aside first, and regex literals where awk expects an operand; a "regex" holding a statement
- * (`print`, `;`, a brace or a newline) is read as code, so nothing can hide behind a slash.
+ * Whether an awk program can run a command, write a file or read one its operands do not name:
+ * `system(`, `getline` (from a file or a command), gawk's `@` (an include, a loaded extension, an
+ * indirect call), `ARGV`/`ARGC` (files added at run time), `SYMTAB`/`PROCINFO`/`ENVIRON` (the
+ * environment by another name), or a `>` or `|` in a print or printf statement outside
+ * parentheses (its output redirected). Elsewhere `>` compares and `||` is a logical or:
+ * `$9 >= 500 {print $7}` and `/ERROR|WARN/` only read. Strings, comments and regex literals are set
+ * aside first; where the scan cannot be sure how awk reads the text (a `/` that may divide or
+ * start a regex, a regex or a string that does not close plainly), the program counts as acting
+ * if any of those words, or any `>`, `|` or `@`, appears in it at all.
  */
 export function awkActs(program: string): boolean {
-  let code = "";
-  for (let i = 0; i < program.length; i++) {
-    const c = program[i] as string;
-    if (c === '"') {
-      let j = i + 1;
-      while (j < program.length && program[j] !== '"') j += program[j] === "\\" ? 2 : 1;
-      code += '""';
-      i = j;
-      continue;
-    }
-    if (c === "/" && !afterOperand(code)) {
-      let j = i + 1;
-      while (j < program.length && program[j] !== "/" && program[j] !== "\n") j += program[j] === "\\" ? 2 : 1;
-      const body = program.slice(i + 1, j);
-      if (j < program.length && program[j] === "/" && !/print|[;{}\n]/.test(body)) {
-        code += "//";
-        i = j;
-        continue;
-      }
-    }
-    code += c;
-  }
-  if (/\bsystem\s*\(|\bgetline\b|@/.test(code)) return true;
+  const code = awkCode(program);
+  if (code === undefined) return /system|getline|ARGV|ARGC|SYMTAB|PROCINFO|ENVIRON|[>|@]/.test(program);
+  if (/\b(?:system|getline|ARGV|ARGC|SYMTAB|PROCINFO|ENVIRON)\b|@/.test(code)) return true;
   const print = /\bprintf?\b/g;
   for (let m = print.exec(code); m; m = print.exec(code)) {
+    // To the statement's end (a newline may continue it: after a comma, a backslash, inside brackets).
     let depth = 0;
     for (let k = m.index + m[0].length; k < code.length; k++) {
       const c = code[k];
       if (c === "(" || c === "[") depth++;
       else if (c === ")" || c === "]") depth = Math.max(0, depth - 1);
-      else if (depth === 0 && (c === ";" || c === "}" || c === "\n")) break;
+      else if (depth === 0 && (c === ";" || c === "}")) break;
       else if (depth === 0 && (c === ">" || c === "|")) return true;
     }
   }
   return false;
 }
 
-/** The awk code so far ends an operand (a name, a number, a field, a closing bracket, a string, `++`/`--`): a `/` here divides. */
-function afterOperand(code: string): boolean {
-  const t = code.trimEnd();
-  if (t.endsWith("++") || t.endsWith("--")) return true;
-  return /[\w$)\]"]$/.test(t) && !/(?:^|[^\w$])(?:print|printf|return|in)$/.test(t);
+/**
+ * The program with its strings (`""`), comments and regex literals (`//`) set aside, or undefined
+ * where awk could read it differently: a `/` after a `)` or a word (division or regex), a string or
+ * regex that runs to the end of its line, a regex holding a quote or a statement.
+ */
+function awkCode(program: string): string | undefined {
+  let code = "";
+  for (let i = 0; i < program.length; i++) {
+    const c = program[i] as string;
+    if (c === "#") {
+      while (i < program.length && program[i] !== "\n") i++;
+      code += "\n";
+      continue;
+    }
+    if (c === '"') {
+      let j = i + 1;
+      while (j < program.length && program[j] !== '"' && program[j] !== "\n") j += program[j] === "\\" ? 2 : 1;
+      if (program[j] !== '"') return undefined;
+      code += '""';
+      i = j;
+      continue;
+    }
+    if (c === "/") {
+      const before = code.trimEnd();
+      if (/[\w$\]"]$/.test(before) && !/(?:^|[^\w$])(?:print|printf|return|in|else|do)$/.test(before)) {
+        code += c;
+        continue;
+      }
+      // After a `)` awk may read a regex (`if (x) /re/`) or a division (`(a) / 2`).
+      if (before.endsWith(")") || before.endsWith("++") || before.endsWith("--") || /(?:^|[^\w$])(?:else|do|in)$/.test(before)) return undefined;
+      let j = i + 1;
+      while (j < program.length && program[j] !== "/" && program[j] !== "\n") j += program[j] === "\\" ? 2 : 1;
+      const body = program.slice(i + 1, j);
+      if (program[j] !== "/" || /["#;{}]|print/.test(body)) return undefined;
+      code += "//";
+      i = j;
+      continue;
+    }
+    code += c;
+  }
+  return code;
 }
+
+/** awk options that change only how the program is read: POSIX or traditional mode, bytes, intervals, a sandbox. */
+const AWK_PLAIN = new Set([
+  "-b",
+  "--characters-as-bytes",
+  "-c",
+  "--traditional",
+  "-P",
+  "--posix",
+  "-r",
+  "--re-interval",
+  "-S",
+  "--sandbox",
+  "-N",
+  "--use-lc-numeric",
+  "-M",
+  "--bignum",
+]);
+
 /** Names that hold no secret: where things are, who runs, how the terminal looks, the shell's own counters. */
 const PLAIN_VARIABLES = new Set([
   "HOME",
@@ -742,7 +781,7 @@ class Walker {
       if (program === undefined) {
         // A shell variable: it reaches later commands only if it was exported already.
         if (!/[a-z]/.test(name) && !this.rules.safeEnvironment(name)) this.notReadOnly(`setting ${name} can change how later commands run`);
-      } else if (!this.rules.safeEnvironment(name)) {
+      } else if (!this.rules.safeEnvironment(name) && !PLAIN_PAGER.test(assignment.raw)) {
         this.notReadOnly(`setting ${name} can change how ${program} runs`);
       }
     }
@@ -854,6 +893,7 @@ class Walker {
       const flag = eq === -1 ? t : t.slice(0, eq);
       const takes = has(spec.globalValueFlags, flag) && eq === -1;
       const value = eq === -1 ? args[i + 1]?.text : t.slice(eq + 1);
+      if (takes || eq !== -1) this.remoteProjectFile(name, flag, value);
       if (has(spec.dirFlags, flag) && value !== undefined) dir = value;
       else globals.push(...args.slice(i, i + (takes ? 2 : 1)));
       i += takes ? 2 : 1;
@@ -877,6 +917,8 @@ class Walker {
       while (j < args.length && !args[j].dynamic && args[j].text.startsWith("-") && args[j].text.length > 1) {
         const t = args[j].text;
         const takes = t.indexOf("=") === -1 && has(spec.globalValueFlags, t);
+        const eq = t.indexOf("=");
+        this.remoteProjectFile(name, eq === -1 ? t : t.slice(0, eq), eq === -1 ? (takes ? args[j + 1]?.text : undefined) : t.slice(eq + 1));
         globals.push(...args.slice(j, j + (takes ? 2 : 1)));
         j += takes ? 2 : 1;
       }
@@ -918,6 +960,16 @@ class Walker {
     this.runBehaviour(found, label, [...globals, ...rest], ctx, baseDir);
   }
 
+  /**
+   * A compose file named by a URL (`-f oci://registry/x`, `-f https://…`, a git address): compose
+   * fetches it for any command that loads the project, a read included.
+   */
+  private remoteProjectFile(name: string, flag: string, value: string | undefined): void {
+    if ((flag === "-f" || flag === "--file") && value !== undefined && /^(?:[a-z][a-z0-9+.-]*:|git@)/i.test(value) && !/^[a-z]:[\\/]/i.test(value)) {
+      this.reaches(`${name} ${flag} ${value} loads a project file from the network`);
+    }
+  }
+
   private runGit(entry: CompiledProgram, args: readonly Word[], ctx: Context): void {
     let i = 0;
     let dir = "";
@@ -935,6 +987,8 @@ class Walker {
         if (value.dynamic) this.notReadOnly("git -C names a directory only known at run time");
         dir = joinPath(dir, value.text);
         repository = joinPath(repository, value.text);
+      } else if (flag === "-c" && value && !value.dynamic && GIT_PLAIN_CONFIG.test(value.text)) {
+        // How output looks (colour, quoting, dates, a pager that is cat): nothing that runs a program.
       } else if (flag === "-c" || flag === "--config-env") {
         this.notReadOnly(`git ${flag} sets configuration, which can run commands`);
       } else if (flag === "--exec-path" && value) {
@@ -1667,43 +1721,50 @@ class Walker {
   private runAwk(label: string, args: readonly Word[], ctx: Context, base: string): void {
     let program: string | undefined;
     let programFile = false;
+    const sources: string[] = [];
     const operands: Word[] = [];
     for (let i = 0; i < args.length; i++) {
       const w = args[i];
       const t = w.text;
-      if (w.dynamic && program === undefined && !programFile) {
+      if (w.dynamic && program === undefined && !programFile && sources.length === 0) {
         this.notReadOnly(`${label} runs a program only known at run time`);
         program = "";
         continue;
       }
-      if (operands.length > 0 || program !== undefined || programFile) {
+      if (operands.length > 0 || program !== undefined || programFile || (sources.length > 0 && !t.startsWith("-"))) {
         if (t === "--" && operands.length === 0) continue;
         operands.push(w);
         continue;
       }
-      if (t === "--") {
-        continue;
-      }
+      if (t === "--") continue;
       if (t.startsWith("-") && t.length > 1) {
+        // Only the options that set a field separator or a variable, or give the program text, in
+        // full: gawk takes any unique prefix of a long option and clusters short ones, and its other
+        // options write files (-o, -d, -p), read them (-f, -E, -D) or load code (-i, -l).
+        const long = t.startsWith("--");
         const eq = t.indexOf("=");
-        const flag = t.startsWith("--") ? (eq === -1 ? t : t.slice(0, eq)) : t.slice(0, 2);
-        const attached = t.startsWith("--") ? (eq === -1 ? "" : t.slice(eq + 1)) : t.slice(2);
-        const value = () => attached || args[++i]?.text || "";
+        const flag = long ? (eq === -1 ? t : t.slice(0, eq)) : t.slice(0, 2);
+        const attached = long ? (eq === -1 ? "" : t.slice(eq + 1)) : t.slice(2);
+        const value = () => (long ? (eq === -1 ? (args[++i]?.text ?? "") : attached) : attached || (args[++i]?.text ?? ""));
         if (flag === "-F" || flag === "-v" || flag === "--field-separator" || flag === "--assign") value();
+        else if (flag === "-e" || flag === "--source") sources.push(value());
         else if (flag === "-f" || flag === "-E" || flag === "--file" || flag === "--exec") {
           programFile = true;
           this.read(ctx, value(), base);
-        } else if (flag === "-e" || flag === "--source") program = value();
-        else if (flag === "-i" || flag === "-l" || flag === "--include" || flag === "--load") {
-          value();
-          this.notReadOnly(`${label} ${flag} loads code`);
+        } else if (AWK_PLAIN.has(t)) {
+          // Changes only how the program is read (POSIX mode, bytes, intervals), or sandboxes it.
+        } else {
+          this.notReadOnly(`${label} ${t} is an option that may load code or write files`);
+          if (!long && t.length > 2) value();
         }
         continue;
       }
       program = t;
     }
     if (programFile) this.notReadOnly(`${label} -f runs a program from a file`);
-    if (program && awkActs(program)) this.notReadOnly(`${label} program may run commands or write files (system, getline, print > or |)`);
+    for (const text of program !== undefined ? [program, ...sources] : sources) {
+      if (text && awkActs(text)) this.notReadOnly(`${label} program may run commands or write files (system, getline, print > or |)`);
+    }
     for (const w of operands) {
       if (ENV_ASSIGNMENT.test(w.text)) continue;
       if (w.dynamic) this.notReadOnly(`${label} gets an argument only known at run time`);
@@ -3190,6 +3251,17 @@ function redisUriHost(uri: string): string | undefined {
   return m ? m[1].replace(/^\[|\]$/g, "") : undefined;
 }
 
+/**
+ * `git -c key=value` settings that only change how output looks: colours, path quoting, dates,
+ * abbreviation, diff prefixes and renames, the pager when it is `cat` (or off). Anything else a
+ * `-c` sets (a pager, an editor, a diff or merge driver, an alias, fsmonitor, hooks) can run a program.
+ */
+const GIT_PLAIN_CONFIG =
+  /^(?:color\.[a-z.]+=(?:always|never|auto|true|false)|core\.quotepath=(?:true|false|on|off|0|1)|log\.(?:date=[a-z-]+|decorate=(?:short|full|auto|no|true|false)|abbrevcommit=(?:true|false))|core\.abbrev=\d{1,2}|diff\.(?:noprefix|mnemonicprefix|renames|relative)=(?:true|false|copies)|core\.pager=(?:cat)?|pager\.[a-z-]+=(?:false|true|cat)?)$/i;
+
+/** A pager set to `cat` (or to nothing) for one command: `GIT_PAGER=cat git log`, `PAGER= systemctl status x`. */
+const PLAIN_PAGER = /^(?:GIT_PAGER|PAGER|SYSTEMD_PAGER|MANPAGER)=(?:cat|''|"")?$/;
+
 /** sudo's flags that change only who runs the command and how it asks: a user or group, no prompt, a fresh timestamp, the target's home. */
 const SUDO_PLAIN = new Set(["-n", "--non-interactive", "-k", "--reset-timestamp", "-H", "--set-home", "-S", "--stdin"]);
 const SUDO_PLAIN_VALUES = new Set(["-u", "--user", "-g", "--group"]);
@@ -3383,6 +3455,13 @@ function parseFlags(b: Behaviour, args: readonly Word[], onFlag: (flag: string, 
     const whole = t.length > 2 ? table.get(t) : undefined;
     if (whole !== undefined) {
       onFlag(t, whole & F_TAKES ? args[++i]?.text : undefined, whole);
+      continue;
+    }
+    // A whole short flag with its value after `=` (openssl's -out=FILE, Go's -cpuprofile=FILE).
+    const eq = t.indexOf("=");
+    const named = eq > 2 ? table.get(t.slice(0, eq)) : undefined;
+    if (named !== undefined) {
+      onFlag(t.slice(0, eq), t.slice(eq + 1), named);
       continue;
     }
     if (NUMBER_FLAG.test(t)) {
