@@ -211,7 +211,7 @@ export const SelectSchema = Type.Object(
     }),
     trust: trustLevelSchema({
       description:
-        "the most these values can count as: the trust of the call that made the lookup, up to this (the provider's ids of things anyone can send the owner: verified; the owner's own accounts: owner)",
+        "the most these values can count as: the trust of the call that made the lookup, up to this (the provider's ids of things anyone can send the owner: verified). owner: values nobody but the owner can put there (the owner's own accounts), which count as the owner's whoever made the lookup",
     }),
     namedBy: Type.Optional(
       Type.Array(Type.String({ pattern: ARGUMENT_PATH_PATTERN, description: "a dotted path or JSON pointer into the result, like messages.*.from" }), {

@@ -7,7 +7,7 @@ import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { BackgroundRuns, runningId } from "./background-runs.ts";
 import { ListedEntries, type ListedEntry } from "./listed-entries.ts";
 import { namingValues } from "./values.ts";
-import { valuesAt, type Segments } from "../policy/arguments.ts";
+import { snakeCaseKey, valuesAt, type Segments } from "../policy/arguments.ts";
 import { NAMED_VALUE_ROLES } from "../policy/manifest-schema.ts";
 import { resultLabel } from "./labels.ts";
 import { OwnerAddresses } from "./owner-addresses.ts";
@@ -323,7 +323,13 @@ export class SessionTaint {
       return { trust, lowered: [{ level: trust, kind: "requester", label: "a call without a session key", at: this.now() }] };
     }
     if (!this.resultHooksLive) this.applyPendingResults(key);
-    if (call.isSubagent) return this.store.peek(key) ?? this.store.get(key, this.unlinkedChildTrust());
+    if (call.isSubagent) {
+      // A sub-agent bound to a thread or a conversation gets the messages people post there
+      // (message_received on its key): they lower it as they would any session.
+      const child = this.store.peek(key) ?? this.store.get(key, this.unlinkedChildTrust());
+      this.settlePendingMessages(key, child, call.requester);
+      return child;
+    }
     const state = this.store.get(key, "owner");
     this.settlePendingMessages(key, state, call.requester);
     const basis = this.requesterBasis(call.requester);
@@ -425,11 +431,15 @@ export class SessionTaint {
       state.requesters = this.requesterLog.note(state.requesters, turn.requester, basis, this.basisTrust(basis));
     }
     this.lowerForTurn(turn);
-    if (turn.prompt) this.notePrompt(turn);
+    const others = turn.prompt && !turn.isSubagent ? othersInPrompt(turn.sessionKey, turn.prompt) : undefined;
+    if (others !== undefined) {
+      this.lower(turn.sessionKey, { level: "community", kind: "message", label: "chat history or context from others in the turn's message", at: this.now() });
+    }
+    if (turn.prompt) this.notePrompt(turn, others);
   }
 
   /** The values a run's starting message names, at the trust of who sent it. */
-  private notePrompt(turn: TurnInput & { sessionKey?: string; prompt?: string }): void {
+  private notePrompt(turn: TurnInput & { sessionKey?: string; prompt?: string }, others?: number): void {
     const key = turn.sessionKey as string;
     const state = this.store.get(key, turn.isSubagent ? this.unlinkedChildTrust() : "owner");
     const provenance = turn.provenance;
@@ -442,6 +452,10 @@ export class SessionTaint {
     } else if (provenance?.kind === "internal_system") {
       level = minTrust(state.trust, "community");
       label = "a message the host wrote (system event, wake or heartbeat)";
+    } else if (turn.isSubagent && this.pendingMessages.has(key)) {
+      // A turn started by a message someone posted in the sub-agent's bound thread: that person's words.
+      level = minTrust(state.trust, "community");
+      label = "a message posted in the sub-agent's thread";
     } else if (turn.isSubagent) {
       // The task is the words of the session that spawned the child, at that session's trust now
       // (never more than when it spawned): the ceiling on sub-agents limits what the child may do,
@@ -453,7 +467,15 @@ export class SessionTaint {
       level = turn.requester ? this.requesterTrust(turn.requester) : this.policy.unknownRequesterTrust;
       label = level === "owner" ? "the owner's message" : requesterLabel(turn.requester);
     }
-    this.provenance.noteContent(state, turn.prompt, level, { level, label });
+    const prompt = turn.prompt as string;
+    if (others === undefined) this.provenance.noteContent(state, prompt, level, { level, label });
+    else {
+      // The requester's own words come first; what the host appended after its context marker
+      // (chat history, a quoted message) is others' words.
+      this.provenance.noteContent(state, prompt.slice(0, others), level, { level, label });
+      const theirs = minTrust(level, "community");
+      this.provenance.noteContent(state, prompt.slice(others), theirs, { level: theirs, label: "chat history or context from others in the turn's message" });
+    }
     this.pickListed(state, turn.sessionKey as string);
   }
 
@@ -817,7 +839,9 @@ export class SessionTaint {
       }
     };
     for (const select of entry.selects) {
-      const level = minTrust(chooser, select.trust);
+      // Values only the owner can put there (the owner's own accounts) are the owner's whoever
+      // made the lookup; the rest count at the trust of the one who chose it, up to the cap.
+      const level = select.trust === "owner" ? "owner" : minTrust(chooser, select.trust);
       const counts = trustRank(level) > trustRank(output);
       if (!counts && select.named.length === 0) continue;
       records ??= resultRecords(result.content, this.policy.provenance.scanBytes, isOuterResult(result, memo.tool));
@@ -1122,9 +1146,12 @@ export class SessionTaint {
   private lowerTargetSession(call: Pick<ToolCall, "params" | "sessionKey" | "agentId" | "toolCallId">, tool: ResolvedTool, trust: TrustLevel): void {
     if (!this.policy.tagging || trust === "owner") return;
     const params = (tool.via ? (call.params as { args?: unknown } | undefined)?.args : call.params) as Record<string, unknown> | undefined;
-    const raw = params?.sessionKey ?? params?.targetSessionKey;
+    // As the host reads them: each name, else its snake_case form (session_key, agent_id).
+    const param = (name: string) => params?.[name] ?? params?.[snakeCaseKey(name)];
+    const raw = param("sessionKey") ?? param("targetSessionKey");
     // A send that names only an agent goes to that agent's main session.
-    const agentOnly = raw === undefined && params?.label === undefined && typeof params?.agentId === "string" ? params.agentId.trim().toLowerCase() : "";
+    const agent = param("agentId");
+    const agentOnly = raw === undefined && param("label") === undefined && typeof agent === "string" ? agent.trim().toLowerCase() : "";
     const key = typeof raw === "string" ? raw.trim() : agentOnly ? `agent:${agentOnly}:main` : "";
     if (!key) return;
     const target = key.includes(":") ? key : `agent:${call.agentId ?? "main"}:${key}`;
@@ -1154,6 +1181,25 @@ export class SessionTaint {
       memo.decision.inputTrust,
     );
   }
+}
+
+/** OpenClaw's marker on the context it appends to a turn's message (chat history, a quoted message). */
+const INBOUND_CONTEXT_MARKER = "\u27E6openclaw:ctx\u27E7";
+
+/** A group or channel conversation, where the context the host appends holds other members' messages. */
+const SHARED_CONVERSATION = /:(?:group|channel|room|thread|topic):/i;
+
+/**
+ * Where other people's words start in a turn's message: in a group or channel session, the start
+ * of the first line carrying OpenClaw's context marker (`Chat history since last reply:
+ * ⟦openclaw:ctx⟧`, `Context: ⟦openclaw:ctx⟧`); undefined when there is none. Messages that did not
+ * mention the agent reach it only this way, with no message hook.
+ */
+function othersInPrompt(sessionKey: string, prompt: string): number | undefined {
+  if (!SHARED_CONVERSATION.test(sessionKey)) return undefined;
+  const at = prompt.indexOf(INBOUND_CONTEXT_MARKER);
+  if (at < 0) return undefined;
+  return prompt.lastIndexOf("\n", at) + 1;
 }
 
 /**
