@@ -764,8 +764,16 @@ const RECEIPT_KEYS = new Set([
 ]);
 
 /**
+ * Keys of ids in a receipt (a sent message's id, the chat it went to, a run's id, a time): a
+ * value with a digit and no space, which holds no words.
+ */
+const RECEIPT_ID_KEY = /^(?:id|ts|timestamp|[a-z][A-Za-z]*(?:Id|Jid|Ts)|[a-z]+_id)$/;
+const RECEIPT_ID = /^(?=[^\s]*\d)[A-Za-z0-9._:+@-]{1,64}$/;
+
+/**
  * A JSON object (as the host prints a tool's payload) whose keys are all status words and whose
- * values are all booleans, numbers or null: nobody's words are in it.
+ * values are all booleans, numbers or null, or a provider's id (`messageId`) and the channel's
+ * name (`{"ok": true, "channel": "signal", "messageId": "1731055"}`): nobody's words are in it.
  */
 function isStatusReceipt(text: string): boolean {
   const t = text.trim();
@@ -783,7 +791,12 @@ function isStatusReceipt(text: string): boolean {
   const entries = Object.entries(value);
   return (
     entries.length > 0 &&
-    entries.every(([key, v]) => RECEIPT_KEYS.has(key) && (v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))))
+    entries.every(
+      ([key, v]) =>
+        (RECEIPT_KEYS.has(key) && (v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)))) ||
+        (RECEIPT_ID_KEY.test(key) && ((typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && RECEIPT_ID.test(v)))) ||
+        (key === "channel" && typeof v === "string" && /^[a-z][a-z0-9-]{1,24}$/.test(v)),
+    )
   );
 }
 
