@@ -1158,7 +1158,7 @@ class Walker {
         break;
     }
 
-    const isRead = b.kind === "read";
+    const isRead = b.kind === "read" || (b.queryFlags !== undefined && args.some((w) => !w.dynamic && queries(b, w.text)));
     if (!isRead) this.notReadOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
     if (NOT_LOCAL.has(b.kind)) this.local = false;
     // A build runs the tree's code; so does an install (lifecycle scripts, a Gemfile, setup.py, composer scripts).
@@ -3371,6 +3371,8 @@ const F_FETCH = 8;
 const F_DIR = 16;
 const F_EXEC = 32;
 const F_UNSAFE = 64;
+const F_QUERY = 4096;
+const F_PLAIN = 8192;
 const F_LIST = 128;
 const F_PATTERN = 256;
 const F_RECURSIVE = 512;
@@ -3400,9 +3402,20 @@ function flagTable(b: Behaviour): ReadonlyMap<string, number> {
   add(b.recursiveFlags, F_RECURSIVE);
   add(b.outsideFlags, F_OUTSIDE);
   add(b.followFlags, F_FOLLOW);
+  add(b.queryFlags, F_QUERY);
+  add(b.plainFlags, F_PLAIN);
   table = map;
   flagTables.set(b, table);
   return table;
+}
+
+/** A word that puts a program in its query mode (`queryFlags`): the flag itself, or a cluster holding its letter (`rpm -qa`, `iptables -nvL`). */
+function queries(b: Behaviour, word: string): boolean {
+  const table = flagTable(b);
+  if (((table.get(word) ?? 0) & F_QUERY) !== 0) return true;
+  if (!/^-[A-Za-z]{2,}$/.test(word)) return false;
+  for (let i = 1; i < word.length; i++) if (((table.get(`-${word[i]}`) ?? 0) & F_QUERY) !== 0) return true;
+  return false;
 }
 
 const NUMBER_FLAG = /^-\d+$/;

@@ -187,6 +187,10 @@ const behaviourFields = {
   dirFlags: flagList("flags whose value is the directory the program works in (make -C, npm --prefix)"),
   execFlags: flagList("flags that make the program run another program"),
   unsafeFlags: flagList("flags that make the program change something (sed -i, find -delete)"),
+  plainFlags: flagList("flags that change only how the output looks, named whole so a cluster reading cannot mistake them (ip -br is -brief, not -b -r)"),
+  queryFlags: flagList(
+    "flags that make a program of another kind only read (dpkg -l, rpm -q, crontab -l, iptables -L): with one of them, alone or in a cluster, and no unsafe flag, it is decided as a read",
+  ),
   outsideFlags: flagList("flags that make the program act outside the working directory (npm install -g)"),
   listFlags: flagList("with forbidden operands: flags that make operands patterns to list (git branch --list)"),
   network: Type.Optional(Type.Boolean({ description: "the program reaches the network" })),
