@@ -79,6 +79,14 @@ export interface TurnInput {
   readonly requester?: Requester;
   /** The message that starts the run, read for the values it names (at the sender's trust). */
   readonly prompt?: string;
+  /**
+   * The context OpenClaw adds to the run beside the message (its runtime-context message: chat
+   * history since the last reply, a quoted message, runtime facts), when it carries the host's
+   * context marker.
+   */
+  readonly context?: string;
+  /** The message itself carries that context, inlined (a turn with no words of its own). */
+  readonly contextInPrompt?: boolean;
   /** What started the run, as the host says (`user`, `cron`, `heartbeat`, ...): who could answer an approval. */
   readonly trigger?: string;
 }

@@ -102,6 +102,13 @@ export interface Grant {
  * the same modes, takes no other irreversible action, and uses the same channel and account.
  */
 export interface GrantContext {
+  /**
+   * What the owner answered: the session's trust being below the tool's (`trust`), where an
+   * argument came from (`argument`), an irreversible action (`irreversible`). A grant answers a
+   * later call only for these: one approved for a push in the owner's session does not answer the
+   * same push after a page lowered the session. Grants made before this carry none and answer all.
+   */
+  readonly answers?: readonly RuleClass[];
   readonly modes?: readonly string[];
   readonly actions?: readonly string[];
   readonly channel?: string;
@@ -133,15 +140,28 @@ export interface GrantQuestion {
   readonly account?: string;
 }
 
+export type RuleClass = "trust" | "argument" | "irreversible";
+
+/** The kind of question a rule asks the owner (see `GrantContext.answers`). */
+function ruleClass(rule: string): RuleClass | undefined {
+  if (rule === "tool.min-input-trust" || rule === "capability.floor" || rule === "tool.mode") return "trust";
+  if (rule === "argument.tainted" || rule === "argument.unknown") return "argument";
+  return rule === "action.irreversible" ? "irreversible" : undefined;
+}
+
 /** The circumstances a call grant for this question is bound to (see `GrantContext`). */
 export function contextOf(question: GrantQuestion): GrantContext | undefined {
   const modes = new Set<string>();
   const actions = new Set<string>();
+  const answers = new Set<RuleClass>();
   for (const hit of question.decision.rules) {
+    const kind = ruleClass(hit.rule);
+    if (kind) answers.add(kind);
     if (hit.rule === "tool.mode" && hit.mode !== undefined) modes.add(hit.mode);
     if (hit.rule === "action.irreversible" && hit.value !== undefined) actions.add(hit.value);
   }
   const context: GrantContext = {
+    ...(answers.size > 0 ? { answers: [...answers].sort() } : {}),
     ...(modes.size > 0 ? { modes: [...modes].sort() } : {}),
     ...(actions.size > 0 ? { actions: [...actions].sort() } : {}),
     ...(question.channel !== undefined ? { channel: question.channel } : {}),
@@ -154,6 +174,8 @@ export function contextOf(question: GrantQuestion): GrantContext | undefined {
 function withinContext(granted: GrantContext | undefined, question: GrantQuestion): boolean {
   const asked = contextOf(question);
   if ((granted?.channel ?? undefined) !== asked?.channel || (granted?.account ?? undefined) !== asked?.account) return false;
+  // Only the kinds of question the owner answered (a grant from before this answers all).
+  if (granted?.answers && asked?.answers?.some((kind) => !granted.answers?.includes(kind))) return false;
   // The same modes: one can widen the tool (a submit to a process) or narrow it (a kill).
   if ((asked?.modes ?? []).join("\n") !== (granted?.modes ?? []).join("\n")) return false;
   return asked?.actions?.every((action) => granted?.actions?.includes(action) === true) ?? true;

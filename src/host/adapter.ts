@@ -86,8 +86,33 @@ export function toTurnInput(ctx: Partial<HookContext<"before_agent_run">> | unde
       : {}),
     ...(typeof senderIsOwner === "boolean" ? { requester: { channel, senderId: str(event?.senderId) ?? str(ctx?.senderId), senderIsOwner } } : {}),
     ...(prompt ? { prompt } : {}),
+    ...(prompt?.includes(INBOUND_CONTEXT_MARKER) ? { contextInPrompt: true } : {}),
+    ...withContext(event?.messages),
     ...(str(ctx?.trigger) ? { trigger: str(ctx?.trigger) } : {}),
   };
+}
+
+/** OpenClaw's marker on the context it adds to a turn (chat history, a quoted message). */
+const INBOUND_CONTEXT_MARKER = "\u27E6openclaw:ctx\u27E7";
+
+/**
+ * The text of the run's runtime-context message (the host appends it last, `details.source`
+ * "openclaw-runtime-context"), when it carries the context marker.
+ */
+function withContext(messages: unknown): { context?: string } {
+  if (!Array.isArray(messages)) return {};
+  for (let i = messages.length - 1; i >= 0 && i >= messages.length - 3; i--) {
+    const m = messages[i] as { role?: unknown; details?: { source?: unknown }; content?: unknown } | undefined;
+    if (m?.role !== "custom" || m.details?.source !== "openclaw-runtime-context") continue;
+    const text =
+      typeof m.content === "string"
+        ? m.content
+        : Array.isArray(m.content)
+          ? m.content.map((part) => (typeof (part as { text?: unknown })?.text === "string" ? (part as { text: string }).text : "")).join("\n")
+          : "";
+    return text.includes(INBOUND_CONTEXT_MARKER) ? { context: text } : {};
+  }
+  return {};
 }
 
 /**

@@ -6,7 +6,7 @@ import { normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/t
 import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { BackgroundRuns, runningId } from "./background-runs.ts";
 import { ListedEntries, type ListedEntry } from "./listed-entries.ts";
-import { namingValues } from "./values.ts";
+import { isSendReceipt, namingValues } from "./values.ts";
 import { snakeCaseKey, valuesAt, type Segments } from "../policy/arguments.ts";
 import { NAMED_VALUE_ROLES } from "../policy/manifest-schema.ts";
 import { resultLabel } from "./labels.ts";
@@ -22,6 +22,7 @@ import {
   Provenance,
   resultRecords,
   shownValue,
+  textOf,
   wholeResultRecords,
   type ArgumentValue,
   type ArgumentVerdict,
@@ -431,15 +432,23 @@ export class SessionTaint {
       state.requesters = this.requesterLog.note(state.requesters, turn.requester, basis, this.basisTrust(basis));
     }
     this.lowerForTurn(turn);
-    const others = turn.prompt && !turn.isSubagent ? othersInPrompt(turn.sessionKey, turn.prompt) : undefined;
-    if (others !== undefined) {
-      this.lower(turn.sessionKey, { level: "community", kind: "message", label: "chat history or context from others in the turn's message", at: this.now() });
+    // In a group or channel, the context OpenClaw adds to the turn (chat history since the last
+    // reply, a quoted message) is other members' words: beside the message, or inlined into it.
+    const shared = !turn.isSubagent && SHARED_CONVERSATION.test(turn.sessionKey);
+    const inlined = shared && turn.contextInPrompt === true;
+    const beside = shared && turn.context !== undefined;
+    if (inlined || beside) {
+      this.lower(turn.sessionKey, { level: "community", kind: "message", label: OTHERS_IN_TURN, at: this.now() });
+      if (beside) {
+        const state = this.store.get(turn.sessionKey, "owner");
+        this.provenance.noteContent(state, turn.context, "community", { level: "community", label: OTHERS_IN_TURN });
+      }
     }
-    if (turn.prompt) this.notePrompt(turn, others);
+    if (turn.prompt) this.notePrompt(turn, inlined);
   }
 
   /** The values a run's starting message names, at the trust of who sent it. */
-  private notePrompt(turn: TurnInput & { sessionKey?: string; prompt?: string }, others?: number): void {
+  private notePrompt(turn: TurnInput & { sessionKey?: string; prompt?: string }, others = false): void {
     const key = turn.sessionKey as string;
     const state = this.store.get(key, turn.isSubagent ? this.unlinkedChildTrust() : "owner");
     const provenance = turn.provenance;
@@ -467,15 +476,12 @@ export class SessionTaint {
       level = turn.requester ? this.requesterTrust(turn.requester) : this.policy.unknownRequesterTrust;
       label = level === "owner" ? "the owner's message" : requesterLabel(turn.requester);
     }
-    const prompt = turn.prompt as string;
-    if (others === undefined) this.provenance.noteContent(state, prompt, level, { level, label });
-    else {
-      // The requester's own words come first; what the host appended after its context marker
-      // (chat history, a quoted message) is others' words.
-      this.provenance.noteContent(state, prompt.slice(0, others), level, { level, label });
-      const theirs = minTrust(level, "community");
-      this.provenance.noteContent(state, prompt.slice(others), theirs, { level: theirs, label: "chat history or context from others in the turn's message" });
+    // Context inlined into the message (a turn with no words of its own) is others' words, all of it.
+    if (others) {
+      level = minTrust(level, "community");
+      label = OTHERS_IN_TURN;
     }
+    this.provenance.noteContent(state, turn.prompt as string, level, { level, label });
     this.pickListed(state, turn.sessionKey as string);
   }
 
@@ -1111,13 +1117,19 @@ export class SessionTaint {
       if (memo) memo.indexed = true;
       const state = this.store.get(result.sessionKey, initial);
       const valueLevel = observed.values ?? observed.level;
-      const trivial = this.provenance.noteContent(
-        state,
-        result.content,
-        valueLevel,
-        { level: valueLevel, label: resultLabel(observed.tool), tool: observed.tool, ...(result.toolCallId ? { callId: result.toolCallId } : {}) },
-        observed.dir,
-      );
+      // The receipt of a message this session sent (a status, the provider's ids, the channel's
+      // name) holds nobody's words; only a sending call's own result is read so.
+      const receipt =
+        memo !== undefined && !result.failed && memo.decision.capabilities.includes("message:send") && isSendReceipt(textOf(result.content, MAX_RECEIPT_SCAN));
+      const trivial =
+        receipt ||
+        this.provenance.noteContent(
+          state,
+          result.content,
+          valueLevel,
+          { level: valueLevel, label: resultLabel(observed.tool), tool: observed.tool, ...(result.toolCallId ? { callId: result.toolCallId } : {}) },
+          observed.dir,
+        );
       if (memo && !trivial) this.noteSelection(state, result, valueLevel, observed.tool, memo);
       // An empty or trivially small result (an exit status, "ok") cannot carry an instruction.
       if (trivial) {
@@ -1183,24 +1195,13 @@ export class SessionTaint {
   }
 }
 
-/** OpenClaw's marker on the context it appends to a turn's message (chat history, a quoted message). */
-const INBOUND_CONTEXT_MARKER = "\u27E6openclaw:ctx\u27E7";
+/** How much of a sending call's result is read to tell a receipt: more is not one. */
+const MAX_RECEIPT_SCAN = 1024;
 
-/** A group or channel conversation, where the context the host appends holds other members' messages. */
+/** A group or channel conversation, where the context the host adds to a turn holds other members' messages. */
 const SHARED_CONVERSATION = /:(?:group|channel|room|thread|topic):/i;
 
-/**
- * Where other people's words start in a turn's message: in a group or channel session, the start
- * of the first line carrying OpenClaw's context marker (`Chat history since last reply:
- * ⟦openclaw:ctx⟧`, `Context: ⟦openclaw:ctx⟧`); undefined when there is none. Messages that did not
- * mention the agent reach it only this way, with no message hook.
- */
-function othersInPrompt(sessionKey: string, prompt: string): number | undefined {
-  if (!SHARED_CONVERSATION.test(sessionKey)) return undefined;
-  const at = prompt.indexOf(INBOUND_CONTEXT_MARKER);
-  if (at < 0) return undefined;
-  return prompt.lastIndexOf("\n", at) + 1;
-}
+const OTHERS_IN_TURN = "chat history or a quoted message from others in the turn";
 
 /**
  * Whether a result is a Tool Search outer call's (`tool_call`, whose params are `{ id, args }`)

@@ -764,40 +764,55 @@ const RECEIPT_KEYS = new Set([
 ]);
 
 /**
- * Keys of ids in a receipt (a sent message's id, the chat it went to, a run's id, a time): a
- * value with a digit and no space, which holds no words.
+ * A JSON object (as the host prints a tool's payload) whose keys are all status words and whose
+ * values are all booleans, numbers or null: nobody's words are in it.
  */
-const RECEIPT_ID_KEY = /^(?:id|ts|timestamp|[a-z][A-Za-z]*(?:Id|Jid|Ts)|[a-z]+_id)$/;
+function isStatusReceipt(text: string): boolean {
+  const value = receiptObject(text);
+  return (
+    value !== undefined &&
+    Object.entries(value).every(([key, v]) => RECEIPT_KEYS.has(key) && (v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))))
+  );
+}
+
+/** The ids a send's receipt carries (the message, the chat it went to, the run, a time). */
+const SEND_RECEIPT_IDS = new Set(["messageId", "message_id", "id", "chatId", "chat_id", "toJid", "jid", "runId", "ts", "timestamp"]);
+/** An id: a digit in it, no space, nothing but id characters, short. */
 const RECEIPT_ID = /^(?=[^\s]*\d)[A-Za-z0-9._:+@-]{1,64}$/;
 
 /**
- * A JSON object (as the host prints a tool's payload) whose keys are all status words and whose
- * values are all booleans, numbers or null, or a provider's id (`messageId`) and the channel's
- * name (`{"ok": true, "channel": "signal", "messageId": "1731055"}`): nobody's words are in it.
+ * The receipt of a message the session itself sent (`{"ok": true, "channel": "whatsapp",
+ * "messageId": "3EB0F00D21", "toJid": "316…@s.whatsapp.net"}`): status words, the ids the provider
+ * assigned and the channel's name. Read only for a sending tool's own result, never for what a
+ * page or a command returns.
  */
-function isStatusReceipt(text: string): boolean {
+export function isSendReceipt(text: string): boolean {
+  if (text.length > MAX_RECEIPT_TEXT) return false;
+  const value = receiptObject(text);
+  return (
+    value !== undefined &&
+    Object.entries(value).every(
+      ([key, v]) =>
+        (RECEIPT_KEYS.has(key) && (v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)))) ||
+        (SEND_RECEIPT_IDS.has(key) && ((typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && RECEIPT_ID.test(v)))) ||
+        (key === "channel" && typeof v === "string" && /^[a-z]{2,16}$/.test(v)),
+    )
+  );
+}
+
+/** A flat JSON object printed exactly as parsed (a key given twice keeps only its last value in the parse, but a model reads both). */
+function receiptObject(text: string): Record<string, unknown> | undefined {
   const t = text.trim();
-  if (!t.startsWith("{") || !t.endsWith("}")) return false;
+  if (!t.startsWith("{") || !t.endsWith("}")) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(t);
   } catch {
-    return false;
+    return undefined;
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) return false;
-  // Read back exactly as printed: a key given twice (`{"ok": "words", "ok": true}`) keeps only its
-  // last value in the parse, but a model reads both.
-  if (JSON.stringify(value) !== t.replace(/\s+/g, "")) return false;
-  const entries = Object.entries(value);
-  return (
-    entries.length > 0 &&
-    entries.every(
-      ([key, v]) =>
-        (RECEIPT_KEYS.has(key) && (v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)))) ||
-        (RECEIPT_ID_KEY.test(key) && ((typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && RECEIPT_ID.test(v)))) ||
-        (key === "channel" && typeof v === "string" && /^[a-z][a-z0-9-]{1,24}$/.test(v)),
-    )
-  );
+  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
+  if (JSON.stringify(value) !== t.replace(/\s+/g, "")) return undefined;
+  return Object.keys(value).length > 0 ? (value as Record<string, unknown>) : undefined;
 }
 
 /** The longest result read as a package manager's summary. */

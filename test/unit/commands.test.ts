@@ -419,7 +419,9 @@ describe("classifyCommand: commands that are not read-only", () => {
   });
 
   it("zip writes its archive from the files it reads (a pattern: its directory)", () => {
-    expect(classify("zip -r out.zip notes src/*.ts")).toMatchObject({ readOnly: false, reads: ["notes", "src"], writes: ["out.zip"] });
+    const zip = classify("zip -r out.zip notes src/*.ts");
+    expect(zip).toMatchObject({ readOnly: false, writes: ["out.zip"] });
+    expect([...zip.reads].sort()).toEqual(["notes", "src"]);
   });
 
   it("a copy by a pattern copies its directory's contents; --parents lands below the source's own directories", () => {
@@ -594,6 +596,33 @@ describe("classifyCommand: everyday reads of an operator's machine", () => {
       ["docker compose -f x.yml up -d", /runs the containers a compose file defines/],
       ["docker compose -f x.yml exec web env", /runs the containers a compose file defines/],
     ]);
+  });
+});
+
+describe("classifyCommand: loop variables and patterns", () => {
+  it("a loop variable takes the words its for lists; anything that may set it ends that", () => {
+    expect(classify('for f in src/*.ts; do echo "== $f"; head -5 "$f"; done')).toMatchObject({ readOnly: true, reads: ["src"] });
+    expect(classify("for f in logs/a.log logs/b.log; do tail -3 $f; done")).toMatchObject({ readOnly: true, reads: ["logs/a.log", "logs/b.log"] });
+    expectActs([
+      ['for f in src/*.ts; do rm "$f"; done', /rm deletes files/],
+      ['for f in $(ls); do cat "$f"; done', /only known at run time/],
+      ['for f in a b; do read f; cat "$f"; done', /only known at run time/],
+      ["for f in a; do f=/etc/x; cat $f; done", /only known at run time/],
+      ["for c in rm ls; do $c x; done", /rm deletes files/],
+    ]);
+  });
+
+  it("a pattern is a listing of its directory whatever the program does with the names", () => {
+    expect(classify("echo notes/*")).toMatchObject({ readOnly: true, reads: ["notes"], listings: ["notes"] });
+    expect(classify("basename -a ~/Downloads/*").reads).toEqual(["~/Downloads"]);
+  });
+
+  it("files a read-only program takes through a flag are reads; a cursor file is a write", () => {
+    expect(classify("dmesg -F ~/.ssh/id_ed25519").reads).toEqual(["~/.ssh/id_ed25519"]);
+    expect(classify("find -files0-from list.txt").reads).toContain("list.txt");
+    expect(classify("journalctl --file /var/log/journal/x.journal -n 5").reads).toEqual(["/var/log/journal/x.journal"]);
+    expect(classify("jq -n -L lib 'import \"m\" as $m; $m'").reads).toEqual(["lib"]);
+    expectActs([["journalctl -n1 --cursor-file=/etc/nologin", /writes \/etc\/nologin/]]);
   });
 });
 

@@ -58,7 +58,7 @@ describe("grants: allow-always", () => {
     const asked = engine.gate(first);
     expect(approvalPrompt(asked).description).toContain('Allow always: message with to "boss@evil.example" on email');
     engine.approvalResolved(first, asked, "allow-always");
-    expect(engine.listGrants()[0].context).toEqual({ channel: "email" });
+    expect(engine.listGrants()[0].context).toEqual({ answers: ["argument", "trust"], channel: "email" });
     expect(engine.gate(call("message", { params: { action: "send", channel: "Email", to: "boss@evil.example", message: "again" } })).effect).toBe("allow");
     // The same id on another channel, or another account, is someone else.
     expect(engine.gate(call("message", { params: { action: "send", channel: "telegram", to: "boss@evil.example", message: "hi" } })).effect).toBe("approve");
@@ -69,6 +69,19 @@ describe("grants: allow-always", () => {
     const broadcast = engine.gate(call("message", { params: { action: "broadcast", channel: "email", to: "boss@evil.example", message: "hi" } }));
     expect(broadcast.effect).toBe("approve");
     expect(broadcast.rules.map((r) => r.rule)).toContain("action.irreversible");
+  });
+
+  it("a grant answers only the kind of question the owner answered: a push approved in the owner's session is asked again after a page", () => {
+    const { engine } = makeEngine(APPROVE);
+    const push = () => call("exec", { params: { command: "git push origin main" } });
+    const asked = engine.gate(push());
+    expect(asked.rules.map((r) => r.rule)).toEqual(["action.irreversible"]);
+    engine.approvalResolved(push(), asked, "allow-always");
+    expect(engine.gate(push()).effect).toBe("allow");
+    taintWithPage(engine, MAIN);
+    const after = engine.gate(push());
+    expect(after.effect).toBe("approve");
+    expect(after.rules.map((r) => r.rule)).toContain("tool.min-input-trust");
   });
 
   it("a grant for one mode of a tool does not answer another: killing a process is not typing into it", () => {

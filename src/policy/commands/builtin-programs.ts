@@ -491,7 +491,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     names: ["jq", "gojq", "jaq"],
     kind: "read",
     handler: "jq",
-    valueFlags: ["--indent", "-L", "--tab"],
+    valueFlags: ["--indent", "--tab", "-L"],
     readFlags: ["-f", "--from-file"],
   },
   {
@@ -1995,9 +1995,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "--identifier",
       "-g",
       "--grep",
-      "-D",
-      "--directory",
-      "--file",
       "-M",
       "--machine",
       "-F",
@@ -2009,7 +2006,12 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "--after-cursor",
       "--invocation",
     ],
+    // Journal files elsewhere (another directory, a root, an image it mounts) are files it reads;
+    // --cursor-file writes the cursor to its file.
+    readFlags: ["-D", "--directory", "--file", "-i", "--root"],
+    writeFlags: ["--cursor-file"],
     unsafeFlags: [
+      "--image",
       "--rotate",
       "--vacuum-size",
       "--vacuum-time",
@@ -2091,6 +2093,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     external: true,
     operands: "strings",
     valueFlags: ["-l", "--level", "-f", "--facility", "-s", "--buffer-size"],
+    readFlags: ["-F", "--file"],
     unsafeFlags: ["-c", "--read-clear", "-C", "--clear", "-D", "--console-off", "-E", "--console-on", "-n", "--console-level"],
   },
   { names: ["kill", "pkill", "killall", "skill", "xkill"], kind: "system", operands: "strings", why: "sends signals to processes" },

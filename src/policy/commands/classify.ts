@@ -494,6 +494,8 @@ class Walker {
   private external = false;
   /** Inside a remote read (see CommandView.remoteRead): what is not read-only there is the remote host's. */
   private remoteDepth = 0;
+  /** Loop variables and the words they take (`bindLoop`). */
+  private readonly loopWords = new Map<string, readonly Word[]>();
   /** Nothing but remote reads kept the command from being read-only. */
   private onlyRemoteReads = true;
   /** Something inside the current remote read was not read-only. */
@@ -734,9 +736,39 @@ class Walker {
         this.checkNames("[[", namesAfter(command.words, ["-v", "-R"]));
         break;
       default:
+        if (command.keyword === "for") this.bindLoop(command);
         for (const body of command.bodies) this.walkScript(body, ctx);
     }
+    if (command.keyword === "((") this.loopWords.clear();
     this.walkRedirects(command.redirects, ctx);
+  }
+
+  /**
+   * `for f in src/*.ts a.txt; do head "$f"; done`: the loop variable takes only the words listed,
+   * so a command that names it (`"$f"`, `$f`, `${f}`) names one of them. Kept while nothing else
+   * can set the variable; a loop over anything only known at run time binds nothing.
+   */
+  private bindLoop(command: { readonly words: readonly Word[]; readonly text?: string }): void {
+    const name = command.text;
+    if (!name || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return;
+    const plain =
+      command.words.length > 0 && command.words.length <= MAX_LOOP_WORDS && command.words.every((w) => !w.dynamic && !w.process && w.scripts.length === 0);
+    if (plain) this.loopWords.set(name, command.words);
+    else this.loopWords.delete(name);
+  }
+
+  /** A command's words with each bare reference to a bound loop variable replaced by the words it takes. */
+  private expandLoops(words: readonly Word[]): readonly Word[] {
+    if (this.loopWords.size === 0 || !words.some((w) => w.dynamic)) return words;
+    const out: Word[] = [];
+    for (const w of words) {
+      const m = w.dynamic ? LOOP_REFERENCE.exec(w.raw) : null;
+      const name = m ? (m[1] ?? m[2]) : undefined;
+      const bound = name !== undefined ? this.loopWords.get(name) : undefined;
+      if (bound) out.push(...bound);
+      else out.push(w);
+    }
+    return out;
   }
 
   private walkWord(word: Word, ctx: Context): void {
@@ -776,6 +808,11 @@ class Walker {
     for (const word of command.assignments) this.walkWord(word, ctx);
     for (const word of command.words) this.walkWord(word, ctx);
     const program = command.words[0]?.text;
+    // Anything that may set a variable ends what a loop bound.
+    if (this.loopWords.size > 0) {
+      if (program !== undefined && VARIABLE_SETTERS.has(program)) this.loopWords.clear();
+      for (const assignment of command.assignments) this.loopWords.delete(ASSIGNMENT_NAME.exec(assignment.raw)?.[0] ?? "");
+    }
     for (const assignment of command.assignments) {
       const name = ASSIGNMENT_NAME.exec(assignment.raw)?.[0] ?? assignment.raw;
       if (program === undefined) {
@@ -786,13 +823,22 @@ class Walker {
       }
     }
     this.walkRedirects(command.redirects, ctx);
-    if (command.words.length > 0) this.runArgv(command.words, ctx);
+    if (command.words.length > 0) this.runArgv(this.expandLoops(command.words), ctx);
     this.end(frame);
   }
 
   // ---- programs ---------------------------------------------------------------------------------
 
   private runArgv(words: readonly Word[], ctx: Context): void {
+    // A pattern expands to the names in its directory whatever the program does with them
+    // (`echo notes/*`, `basename -a ~/Downloads/*`): those names are read, as a listing is.
+    if (!ctx.remote) {
+      for (const w of words) {
+        if (!w.glob || w.dynamic) continue;
+        const root = globRoot(w.text);
+        if (root !== undefined) for (const p of this.paths(ctx, root)) add(this.reads, p);
+      }
+    }
     const first = words[0];
     if (first.dynamic) {
       this.local = false;
@@ -1637,6 +1683,11 @@ class Walker {
           this.write(ctx, file.text, base);
           this.notReadOnly(`${label} ${t} writes ${file.raw}`);
         }
+      } else if (t === "-files0-from") {
+        // Starting points read from a file: find prints its content back in its errors.
+        const value = args[++i];
+        if (value && !value.dynamic) this.read(ctx, value.text, base);
+        else this.notReadOnly(`${label} -files0-from reads a file only known at run time`);
       } else if (/^-newer[a-zA-Z]{2}$/.test(t) || FIND_ONE_VALUE.has(t)) {
         i++;
       } else if (args[i].dynamic) {
@@ -1803,6 +1854,11 @@ class Walker {
         const flag = t.startsWith("--") && eq !== -1 ? t.slice(0, eq) : t;
         const value = t.startsWith("--") && eq !== -1 ? t.slice(eq + 1) : undefined;
         if (has(b.unsafeFlags, flag)) inPlace = true;
+        if (flag === "-L" || flag === "--library-path") {
+          // A directory its import and include read modules and JSON from.
+          this.read(ctx, value ?? args[++i]?.text ?? "", base);
+          continue;
+        }
         if (has(b.readFlags, flag)) {
           filterGiven = true;
           this.read(ctx, value ?? args[++i]?.text ?? "", base);
@@ -3258,6 +3314,34 @@ function redisUriHost(uri: string): string | undefined {
  */
 const GIT_PLAIN_CONFIG =
   /^(?:color\.[a-z.]+=(?:always|never|auto|true|false)|core\.quotepath=(?:true|false|on|off|0|1)|log\.(?:date=[a-z-]+|decorate=(?:short|full|auto|no|true|false)|abbrevcommit=(?:true|false))|core\.abbrev=\d{1,2}|diff\.(?:noprefix|mnemonicprefix|renames|relative)=(?:true|false|copies)|core\.pager=(?:cat)?|pager\.[a-z-]+=(?:false|true|cat)?)$/i;
+
+/** The most words a loop's variable is followed through (`bindLoop`). */
+const MAX_LOOP_WORDS = 32;
+/** A word that is only a loop variable: `$f`, `"$f"`, `${f}`, `"${f}"`. */
+const LOOP_REFERENCE = /^"?\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))"?$/;
+/** Builtins that can set a variable by name (read, declare, printf -v, getopts ...), or run text that can. */
+const VARIABLE_SETTERS = new Set([
+  "read",
+  "mapfile",
+  "readarray",
+  "printf",
+  "declare",
+  "typeset",
+  "local",
+  "export",
+  "readonly",
+  "getopts",
+  "eval",
+  "source",
+  ".",
+  "unset",
+  "let",
+  "set",
+  "shift",
+  "select",
+  "builtin",
+  "command",
+]);
 
 /** A pager set to `cat` (or to nothing) for one command: `GIT_PAGER=cat git log`, `PAGER= systemctl status x`. */
 const PLAIN_PAGER = /^(?:GIT_PAGER|PAGER|SYSTEMD_PAGER|MANPAGER)=(?:cat|''|"")?$/;

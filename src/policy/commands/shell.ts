@@ -88,7 +88,7 @@ export interface CompoundCommand {
   readonly words: readonly Word[];
   readonly bodies: readonly Script[];
   readonly redirects: readonly Redirect[];
-  /** For `((`: the arithmetic text. For `function`: the name. */
+  /** For `((`: the arithmetic text. For `function`: the name. For `for`: the loop variable. */
   readonly text?: string;
 }
 
@@ -375,7 +375,7 @@ class Parser {
         words.push(word);
       }
     }
-    return { kind: "compound", keyword: "for", words, bodies: [], redirects: [] };
+    return { kind: "compound", keyword: "for", words, bodies: [], redirects: [], text: name.text };
   }
 
   private parseCase(): CompoundCommand {
