@@ -41,6 +41,16 @@ function expectExternalReads(commands: readonly string[]): void {
   }
 }
 
+/** Each command is read-only, stays on this machine and writes nothing. */
+function expectPlainReads(commands: readonly string[]): void {
+  for (const command of commands) {
+    const facts = classify(command);
+    expect(facts.readOnly, command).toBe(true);
+    expect(facts.network, command).toBe(false);
+    expect(facts.writes, command).toEqual([]);
+  }
+}
+
 /** Each command is not read-only, for the reason given. */
 function expectActs(cases: readonly (readonly [string, RegExp])[]): void {
   for (const [command, why] of cases) {
@@ -528,7 +538,7 @@ describe("classifyCommand: reading the journal and the service manager", () => {
 
 describe("classifyCommand: everyday reads of an operator's machine", () => {
   it("unit listings, clock and host status, certificates in files, fd, Go formatters and compose reads are read-only", () => {
-    for (const command of [
+    expectPlainReads([
       "systemctl --failed",
       "systemctl --no-pager",
       "timedatectl status",
@@ -552,12 +562,7 @@ describe("classifyCommand: everyday reads of an operator's machine", () => {
       "helm list -n payments",
       "chronyc tracking",
       "mpstat -P ALL 1 1",
-    ]) {
-      const facts = classify(command);
-      expect(facts.readOnly, command).toBe(true);
-      expect(facts.network, command).toBe(false);
-      expect(facts.writes, command).toEqual([]);
-    }
+    ]);
     expectActs([
       ["systemctl -M box --failed", /changes system state/],
       ["timedatectl set-ntp false", /changes system settings/],
@@ -628,18 +633,14 @@ describe("classifyCommand: loop variables and patterns", () => {
 
 describe("classifyCommand: reads through sudo", () => {
   it("a plain sudo in front of a read of the logs or the system's state reads; elsewhere it acts", () => {
-    for (const command of [
+    expectPlainReads([
       "sudo tail -n 50 /var/log/nginx/error.log",
       "sudo grep -c ERROR /var/log/app/*.log",
       "sudo -n -u www-data tail /var/log/nginx/access.log",
       "sudo journalctl -u acme-api --since -1h --no-pager",
       "sudo ss -ltnp",
       "sudo du -sh /var/log/*",
-    ]) {
-      const facts = classify(command);
-      expect(facts.readOnly, command).toBe(true);
-      expect(facts.writes, command).toEqual([]);
-    }
+    ]);
     expectActs([
       ["sudo cat /etc/wireguard/wg0.conf", /as root \(sudo\)/],
       ["cd /etc && sudo cat shadow", /as root \(sudo\)/],
@@ -654,18 +655,14 @@ describe("classifyCommand: reads through sudo", () => {
 
 describe("classifyCommand: awk programs", () => {
   it("comparisons, logical ors and regexes with | only read; print redirection, getline, system and @ act", () => {
-    for (const command of [
+    expectPlainReads([
       "awk '$9 >= 500 {print $7}' /var/log/nginx/access.log | sort | uniq -c | sort -rn | head",
       "awk -F, 'NR>1 {s+=$3} END {print s/NR}' data.csv",
       "awk 'length($0) > 120' src/a.ts",
       "awk '/ERROR|WARN/ {c++} END {print c}' app.log",
       "awk '{ if ($3 > 5 || $4 < 2) print $1 }' f",
       "awk '$1 ~ /x>y/ {print ($2 > 3)}' f",
-    ]) {
-      const facts = classify(command);
-      expect(facts.readOnly, command).toBe(true);
-      expect(facts.writes, command).toEqual([]);
-    }
+    ]);
     expectActs([
       ["awk '{print > \"out.txt\"}' f", /print > or \|/],
       ["awk '{print $1 >> \"/tmp/x\"}' f", /print > or \|/],
