@@ -247,6 +247,9 @@ export class Provenance {
     for (const path of forms) {
       const loaded = this.settings.autoloaded(path, agentId);
       if (loaded) return { ok: false, note: `programs load it by themselves (${loaded}), so a made-up path here is not taken as a new file` };
+      // A name that starts with `-` becomes a flag to any command a pattern hands it to (`wc *`).
+      if (path.split("/").some((part) => part.startsWith("-")))
+        return { ok: false, note: "a name in it starts with -, which a command given a pattern reads as a flag" };
     }
     const existing = forms.filter((p) => existsSync(p));
     if (existing.length === 0) return { ok: true, note: "a new file" };

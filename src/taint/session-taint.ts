@@ -1131,6 +1131,17 @@ export class SessionTaint {
           observed.dir,
         );
       if (memo && !trivial) this.noteSelection(state, result, valueLevel, observed.tool, memo);
+      // A page's relative links, as the links they are on that page: a copy of one is a copy.
+      if (!trivial) {
+        const links = pageLinks(result.content, this.policy.provenance.scanBytes);
+        if (links)
+          this.provenance.noteContent(state, links, valueLevel, {
+            level: valueLevel,
+            label: resultLabel(observed.tool),
+            tool: observed.tool,
+            ...(result.toolCallId ? { callId: result.toolCallId } : {}),
+          });
+      }
       // An empty or trivially small result (an exit status, "ok") cannot carry an instruction.
       if (trivial) {
         this.lowerRewrittenTarget(result);
@@ -1193,6 +1204,47 @@ export class SessionTaint {
       memo.decision.inputTrust,
     );
   }
+}
+
+/** The most relative links of one page made whole (`pageLinks`). */
+const MAX_PAGE_LINKS = 256;
+
+/**
+ * The relative links of a fetched page (`[guide](/docs/upgrade)`, `href="../b.html"`) made whole
+ * against the address it was fetched from (its `finalUrl`, else its `url`), one per line; undefined
+ * when the result names no page address or has no such link. Only the page's own text: nothing
+ * the session put together.
+ */
+function pageLinks(content: unknown, scanBytes: number): string | undefined {
+  const records = resultRecords(content, scanBytes, false);
+  let base: URL | undefined;
+  for (const record of records) {
+    const r = record as { finalUrl?: unknown; url?: unknown } | undefined;
+    const address = typeof r?.finalUrl === "string" ? r.finalUrl : typeof r?.url === "string" ? r.url : undefined;
+    if (address && /^https?:\/\//i.test(address)) {
+      try {
+        base = new URL(address);
+        break;
+      } catch {
+        // Not an address.
+      }
+    }
+  }
+  if (!base) return undefined;
+  const text = textOf(content, scanBytes);
+  let out = "";
+  let count = 0;
+  for (const m of text.matchAll(/\]\(((?:\/|\.\.?\/)[^\s)"'\\]*)|href=\\?["']((?:\/|\.\.?\/)[^"'\s\\]*)/g)) {
+    const relative = m[1] ?? m[2];
+    if (!relative || relative.startsWith("//")) continue;
+    try {
+      out += `${new URL(relative, base).href}\n`;
+    } catch {
+      continue;
+    }
+    if (++count >= MAX_PAGE_LINKS) break;
+  }
+  return out || undefined;
 }
 
 /** How much of a sending call's result is read to tell a receipt: more is not one. */

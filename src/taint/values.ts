@@ -35,6 +35,7 @@ const RPAREN = 41;
 const COMMA = 44;
 const DOT = 46;
 const SLASH = 47;
+const BACKSLASH = 92;
 const D0 = 48;
 const D9 = 57;
 const COLON = 58;
@@ -72,6 +73,9 @@ const ASCII_BREAKS = (() => {
   for (const c of [QUOTE, APOS, LPAREN, RPAREN, COMMA, SEMI, LT, GT, LBRACKET, RBRACKET, BACKTICK, LBRACE, RBRACE, PIPE]) table[c] = 1;
   return table;
 })();
+
+/** `n`, `r`, `t` and `"`: what follows a backslash in a JSON string where a line break, a tab or a quote was. */
+const JSON_BREAK_ESCAPES = new Set([110, 114, 116, 34]);
 
 function isBreak(c: number): boolean {
   return c < 128 ? ASCII_BREAKS[c] === 1 : isWideBreak(c);
@@ -124,17 +128,22 @@ export function scanValues(text: string, emit: (value: string) => void, scanLimi
   let depth = 0;
   for (let i = 0; i <= end; i++) {
     const c = i < end ? text.charCodeAt(i) : SPACE;
-    if (isBreak(c)) {
+    // A JSON string's escaped line break, tab or quote (a result printed as JSON) ends a word as
+    // the character it stands for would: `…/e-bike-2026\nCheck` holds the link `…/e-bike-2026`.
+    const escaped = c === BACKSLASH && i + 1 < end && JSON_BREAK_ESCAPES.has(text.charCodeAt(i + 1));
+    if (escaped || isBreak(c)) {
+      const at = i;
+      if (escaped) i++;
       if (start < 0) continue;
-      if (i < end && keepsWord(text, c, i, end, url, depth)) {
+      if (!escaped && i < end && keepsWord(text, c, i, end, url, depth)) {
         if (c === LPAREN) depth++;
         else if (c === RPAREN) depth--;
         continue;
       }
-      const length = i - start;
+      const length = at - start;
       if (length > (url ? MAX_URL : MAX_WORD)) groups.flush();
       else if (marked || everyWord || groups.letters) {
-        const raw = text.slice(start, i);
+        const raw = text.slice(start, at);
         const trail = TRAILING.exec(raw);
         const w = (trail ? raw.slice(0, trail.index) : raw).replace(LEADING, "");
         if (marked || everyWord) {
@@ -142,7 +151,7 @@ export function scanValues(text: string, emit: (value: string) => void, scanLimi
           // Base64 padding (an id like group:VkJ5cHIx...PQ==) is part of the value, not markup.
           if (trail !== null && trail[0][0] === "=" && /^=+$/.test(trail[0])) word(raw.replace(LEADING, ""), emit, undefined);
         }
-        if (marked || groups.letters) groups.add(w, start, i, trail !== null && SENTENCE_END.test(trail[0]));
+        if (marked || groups.letters) groups.add(w, start, at, trail !== null && SENTENCE_END.test(trail[0]));
         else groups.flush();
       } else groups.flush();
       start = -1;

@@ -594,6 +594,9 @@ describe("classifyCommand: everyday reads of an operator's machine", () => {
       ["helm upgrade api ./chart", /reaches the network/],
       ["helm list --kube-context prod", /changes something/],
       ["chronyc makestep", /changes the clock/],
+      ["chronyc -m tracking 'add server x.example'", /changes something/],
+      ["helm show chart https://x.example/c.tgz", /reaches the network/],
+      ["helm status api -o json", /reaches the network/],
       ["pidstat -e sh", /changes something/],
       ["sar -o out 1 1", /writes out/],
       ["fd -e log -x rm", /runs another program/],
@@ -609,12 +612,39 @@ describe("classifyCommand: loop variables and patterns", () => {
     expect(classify('for f in src/*.ts; do echo "== $f"; head -5 "$f"; done')).toMatchObject({ readOnly: true, reads: ["src"] });
     expect(classify("for f in logs/a.log logs/b.log; do tail -3 $f; done")).toMatchObject({ readOnly: true, reads: ["logs/a.log", "logs/b.log"] });
     expectActs([
+      // Past its done, in a subshell, after a loop that may not have run, or with a value the shell splits or globs.
+      ['f=~/.ssh/id_ed25519; (for f in README.md; do :; done); cat "$f"', /only known at run time/],
+      ['f=~/.ssh/id_ed25519; false && for f in README.md; do :; done; cat "$f"', /only known at run time/],
+      ["for f in 'README.md /root/.ssh/id_ed25519'; do cat $f; done", /only known at run time/],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text
+      ["for f in ''; do : ${f:=~/.ssh/id_ed25519}; cat \"$f\"; done", /only known at run time/],
+      ['ls() { f=~/.ssh/id_ed25519; }; for f in README.md; do ls; cat "$f"; done', /only known at run time/],
+      ["for HOME in /root/.ssh; do cat ~/id_ed25519; done", /for HOME sets HOME/],
       ['for f in src/*.ts; do rm "$f"; done', /rm deletes files/],
       ['for f in $(ls); do cat "$f"; done', /only known at run time/],
       ['for f in a b; do read f; cat "$f"; done', /only known at run time/],
       ["for f in a; do f=/etc/x; cat $f; done", /only known at run time/],
       ["for c in rm ls; do $c x; done", /rm deletes files/],
     ]);
+  });
+
+  it("a long flag given by a prefix does what the whole flag does", () => {
+    expectActs([
+      ["sort --comp=sh -S 1K f", /runs another program/],
+      ["sort --out=AGENTS.md f", /writes AGENTS.md/],
+      ["git grep --op='sh' TODO", /runs another program/],
+      ["journalctl --vacuum-s=1K", /changes something/],
+    ]);
+    expect(classify("wc --files0=list.txt").reads).toEqual(["list.txt"]);
+  });
+
+  it("a pattern or a brace expansion cannot slip a flag or an output operand past the reading", () => {
+    expectActs([
+      ["uniq {-,AGENTS.md}", /may expand into the file it writes/],
+      ["uniq notes/*", /may expand into the file it writes/],
+      ["sort {-o,AGENTS.md} f", /expands into a flag/],
+    ]);
+    expectPlainReads(["uniq a.txt -", "pdftotext paper.pdf -", "cat {a,b}.txt", "csvcut -c 1,3 data.csv | csvsort -c 2 | csvlook", "pdfinfo paper.pdf"]);
   });
 
   it("a pattern is a listing of its directory whatever the program does with the names", () => {

@@ -42,6 +42,12 @@ describe("values: one normalisation for what enters and what is checked", () => 
     expect(normalizeValue("-1002231847")[0]).toBe("-1002231847");
   });
 
+  it("a JSON string's escaped line break or quote ends a value, as the character would", () => {
+    const found = values('{"text":"Subsidy:\\nhttps://www.rvo.example/e-bike-2026\\nCheck \\"bob@x.example\\" ok"}');
+    expect(found).toEqual(expect.arrayContaining(["https://www.rvo.example/e-bike-2026", "bob@x.example"]));
+    expect(found.some((v) => v.includes("2026\\n"))).toBe(false);
+  });
+
   it("a listing of a directory names the files in it", () => {
     expect(values("parser.ts\nretry.ts", "src")).toEqual(expect.arrayContaining(["src/parser.ts", "src/retry.ts"]));
   });
@@ -287,6 +293,32 @@ describe("engine: provenance-aware decisions", () => {
     engine.gate(call("browser", { sessionKey: other, toolCallId: "e1", params: { action: "screenshot" } }));
     engine.observeResult({ toolName: "browser", toolCallId: "e1", sessionKey: other, isSubagent: false, content: { content: [{ type: "text", text: "" }] } });
     expect(engine.store.peek(other)?.trust ?? "owner").toBe("owner");
+  });
+
+  it("a page's relative links count as the links they are on that page; a new file may not be named like a flag", () => {
+    const { engine } = makeEngine(ENFORCE);
+    ownerSays(engine, "what changed in Tailwind 4? search for it");
+    // The page's address came from search results, so its host is nobody's choice.
+    result(engine, "web_search", { query: "tailwind 4 changes" }, "1. Tailwind v4 https://tailwindcss.example/blog/v4", "s1");
+    const page = {
+      url: "https://tailwindcss.example/blog/v4",
+      finalUrl: "https://tailwindcss.example/blog/v4",
+      text: "See the [upgrade guide](/docs/upgrade-guide) and [notes](../changelog).",
+    };
+    engine.gate(call("web_fetch", { toolCallId: "f1", params: { url: page.url } }));
+    engine.observeResult({
+      toolName: "web_fetch",
+      toolCallId: "f1",
+      sessionKey: MAIN,
+      isSubagent: false,
+      content: { content: [{ type: "text", text: JSON.stringify(page) }], details: page },
+    });
+    expect(engine.gate(call("web_fetch", { params: { url: "https://tailwindcss.example/docs/upgrade-guide" } })).outcome).toBe("allow");
+    expect(engine.gate(call("web_fetch", { params: { url: "https://tailwindcss.example/changelog" } })).outcome).toBe("allow");
+    expect(engine.gate(call("web_fetch", { params: { url: "https://cdn.elsewhere.example/docs/upgrade-guide" } })).outcome).not.toBe("allow");
+    const dash = engine.gate(call("write", { params: { path: "--files0-from=x", content: "x" } }));
+    expect(dash.outcome).not.toBe("allow");
+    expect(dash.arguments?.[0]?.note).toContain("starts with -");
   });
 
   it("a listing shows names a lowered session gave files as that session's words, not the directory's", () => {

@@ -496,6 +496,8 @@ class Walker {
   private remoteDepth = 0;
   /** Loop variables and the words they take (`bindLoop`). */
   private readonly loopWords = new Map<string, readonly Word[]>();
+  /** A function was defined: it may set any variable where it is called. */
+  private functionsDefined = false;
   /** Nothing but remote reads kept the command from being read-only. */
   private onlyRemoteReads = true;
   /** Something inside the current remote read was not read-only. */
@@ -721,6 +723,11 @@ class Walker {
     switch (command.keyword) {
       case "(":
       case "function":
+        // A function can set any variable wherever it is called: loops bind nothing once one is defined.
+        if (command.keyword === "function") {
+          this.functionsDefined = true;
+          this.loopWords.clear();
+        }
         for (const body of command.bodies) this.walkScript(body, { ...ctx });
         break;
       case "((":
@@ -751,27 +758,40 @@ class Walker {
   private bindLoop(command: { readonly words: readonly Word[]; readonly text?: string }): void {
     const name = command.text;
     if (!name || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return;
+    // The loop sets the variable for what follows, as an assignment does (for HOME in ..., for PATH in ...).
+    if (!/[a-z]/.test(name) && !this.rules.safeEnvironment(name)) this.notReadOnly(`for ${name} sets ${name}, which can change how later commands run`);
     const plain =
-      command.words.length > 0 && command.words.length <= MAX_LOOP_WORDS && command.words.every((w) => !w.dynamic && !w.process && w.scripts.length === 0);
+      !this.functionsDefined &&
+      command.words.length > 0 &&
+      command.words.length <= MAX_LOOP_WORDS &&
+      command.words.every((w) => !w.dynamic && !w.process && w.scripts.length === 0 && w.text !== "");
     if (plain) this.loopWords.set(name, command.words);
     else this.loopWords.delete(name);
   }
 
-  /** A command's words with each bare reference to a bound loop variable replaced by the words it takes. */
+  /**
+   * A command's words with each reference to a bound loop variable replaced by the words it takes:
+   * quoted (`"$f"`), as any of them; bare (`$f`) only when none of them can split or expand.
+   */
   private expandLoops(words: readonly Word[]): readonly Word[] {
     if (this.loopWords.size === 0 || !words.some((w) => w.dynamic)) return words;
     const out: Word[] = [];
     for (const w of words) {
       const m = w.dynamic ? LOOP_REFERENCE.exec(w.raw) : null;
-      const name = m ? (m[1] ?? m[2]) : undefined;
+      const name = m ? (m[2] ?? m[3] ?? m[4] ?? m[5]) : undefined;
       const bound = name !== undefined ? this.loopWords.get(name) : undefined;
-      if (bound) out.push(...bound);
+      // Quoted, the value is one word; bare, the shell splits and globs it.
+      const quoted = m?.[1] !== undefined;
+      if (bound && (quoted || bound.every((b) => !b.glob && !/[\s*?[\]{}~]/.test(b.text)))) out.push(...bound);
       else out.push(w);
     }
     return out;
   }
 
   private walkWord(word: Word, ctx: Context): void {
+    if (this.loopWords.size > 0 && word.dynamic) {
+      for (const m of word.raw.matchAll(ASSIGNING_EXPANSION)) this.loopWords.delete(m[1] ?? m[2] ?? "");
+    }
     if (word.dynamic && !ctx.remote) for (const name of secretVariables(word.raw)) add(this.secrets, `$${name}`);
     if (word.dynamic && ctx.remote && secretVariables(word.raw).length > 0) this.notReadOnly(`${word.raw} prints a remote variable that may hold a key`);
     for (const script of word.scripts) this.walkScript(script, { ...ctx });
@@ -808,6 +828,9 @@ class Walker {
     for (const word of command.assignments) this.walkWord(word, ctx);
     for (const word of command.words) this.walkWord(word, ctx);
     const program = command.words[0]?.text;
+    // A loop's binding lasts to its done: past it, the variable may hold anything (the loop may
+    // not have run, or ran in a subshell).
+    if (command.ends === "done") this.loopWords.clear();
     // Anything that may set a variable ends what a loop bound.
     if (this.loopWords.size > 0) {
       if (program !== undefined && VARIABLE_SETTERS.has(program)) this.loopWords.clear();
@@ -835,6 +858,8 @@ class Walker {
     if (!ctx.remote) {
       for (const w of words) {
         if (!w.glob || w.dynamic) continue;
+        // A brace expansion with a part that starts with `-` hands the program a flag: sort {-o,x}.
+        if (w.text.includes("{") && /[{,]-/.test(w.text)) this.notReadOnly(`${w.raw} expands into a flag`);
         const root = globRoot(w.text);
         if (root !== undefined) for (const p of this.paths(ctx, root)) add(this.reads, p);
       }
@@ -1284,8 +1309,11 @@ class Walker {
         }
         break;
       case "in-out":
+        // A pattern (or a brace expansion) may expand into the output operand too: uniq {-,out}.
+        if (operands.some((w) => w.glob)) this.notReadOnly(`${label} ${operands.find((w) => w.glob)?.raw} may expand into the file it writes`);
         if (operands[0]) readOperand(operands[0]);
-        if (operands[1]) {
+        // An output of - is standard output.
+        if (operands[1] && operands[1].text !== "-") {
           writeOperand(operands[1]);
           this.notReadOnly(`${label} writes ${operands[1].raw}`);
         }
@@ -3318,7 +3346,9 @@ const GIT_PLAIN_CONFIG =
 /** The most words a loop's variable is followed through (`bindLoop`). */
 const MAX_LOOP_WORDS = 32;
 /** A word that is only a loop variable: `$f`, `"$f"`, `${f}`, `"${f}"`. */
-const LOOP_REFERENCE = /^"?\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))"?$/;
+const LOOP_REFERENCE = /^(?:(")\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))"|\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)))$/;
+/** A parameter expansion that assigns (`${f:=x}`, `${f=x}`) or a descriptor named into a variable (`{f}>x`). */
+const ASSIGNING_EXPANSION = /\$\{([A-Za-z_][A-Za-z0-9_]*):?=|\{([A-Za-z_][A-Za-z0-9_]*)\}[<>]/g;
 /** Builtins that can set a variable by name (read, declare, printf -v, getopts ...), or run text that can. */
 const VARIABLE_SETTERS = new Set([
   "read",
@@ -3493,6 +3523,18 @@ function flagTable(b: Behaviour): ReadonlyMap<string, number> {
   return table;
 }
 
+/**
+ * A long flag given by a prefix (`--comp=sh` for `--compress-program`, `--out=f` for `--output`):
+ * getopt_long and git's option parser take any unique prefix. What every long flag it can stand
+ * for does, together, so a shortened dangerous flag is as dangerous as the whole one.
+ */
+function prefixBits(table: ReadonlyMap<string, number>, flag: string): number {
+  if (flag.length < 3) return 0;
+  let bits = 0;
+  for (const [name, b] of table) if (name.length > flag.length && name.startsWith(flag) && name.startsWith("--")) bits |= b;
+  return bits;
+}
+
 /** A word that puts a program in its query mode (`queryFlags`): the flag itself, or a cluster holding its letter (`rpm -qa`, `iptables -nvL`). */
 function queries(b: Behaviour, word: string): boolean {
   const table = flagTable(b);
@@ -3542,7 +3584,7 @@ function parseFlags(b: Behaviour, args: readonly Word[], onFlag: (flag: string, 
     if (t.charCodeAt(1) === 45) {
       const eq = t.indexOf("=");
       const flag = eq === -1 ? t : t.slice(0, eq);
-      const bits = table.get(flag) ?? 0;
+      const bits = table.get(flag) ?? prefixBits(table, flag);
       let value = eq === -1 ? undefined : t.slice(eq + 1);
       if (value === undefined && bits & F_TAKES) value = args[++i]?.text;
       onFlag(flag, value, bits);

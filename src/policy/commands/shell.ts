@@ -75,6 +75,8 @@ export interface SimpleCommand {
   readonly assignments: readonly Word[];
   readonly words: readonly Word[];
   readonly redirects: readonly Redirect[];
+  /** The reserved word that ends a compound here (`done`, `fi`, `esac`): the command has no words. */
+  readonly ends?: string;
 }
 
 /**
@@ -340,7 +342,7 @@ class Parser {
       }
       if (RESERVED_END.has(reserved) && !(reserved === "esac" && stop === "case")) {
         this.pos += reserved.length;
-        return { kind: "simple", assignments: [], words: [], redirects: this.parseRedirects() };
+        return { kind: "simple", assignments: [], words: [], redirects: this.parseRedirects(), ends: reserved };
       }
       if (reserved === "for" || reserved === "select") return this.parseFor(reserved.length);
       if (reserved === "case") return this.parseCase();
