@@ -87,6 +87,11 @@ export interface TurnInput {
   readonly context?: string;
   /** The message itself carries that context, inlined (a turn with no words of its own). */
   readonly contextInPrompt?: boolean;
+  /**
+   * That context holds chat history (messages posted since the agent last replied): other people's
+   * words, in whatever session the host runs the turn (groups may share the main session).
+   */
+  readonly contextHasHistory?: boolean;
   /** What started the run, as the host says (`user`, `cron`, `heartbeat`, ...): who could answer an approval. */
   readonly trigger?: string;
 }

@@ -550,13 +550,22 @@ export class Engine {
   }
 }
 
-/** The channel and account a call names (`channel`, `accountId`), lower case: what a call grant is bound to besides its values. */
-function callPlace(call: ToolCall, decision: Decision): { channel?: string; account?: string } {
+/**
+ * Where a call acts and for whom, as a call grant is bound to them besides its values: the channel
+ * it names, or for a send that names none the turn's (the host sends there), its `accountId`, and
+ * who drove the turn (the owner, or a sender by channel and id).
+ */
+function callPlace(call: ToolCall, decision: Decision): { channel?: string; account?: string; driver?: string } {
   const params = call.params as { channel?: unknown; accountId?: unknown; args?: { channel?: unknown; accountId?: unknown } } | undefined;
   const own = decision.via !== undefined ? params?.args : params;
-  const channel = typeof own?.channel === "string" && own.channel.trim() !== "" ? own.channel.trim().toLowerCase() : undefined;
+  // A send that names no channel goes out on the turn's; other tools act where they act.
+  const sends = decision.capabilities.includes("message:send");
+  const given = typeof own?.channel === "string" && own.channel.trim() !== "" ? own.channel : sends ? call.requester?.channel : undefined;
+  const channel = given?.trim() ? given.trim().toLowerCase() : undefined;
   const account = typeof own?.accountId === "string" && own.accountId.trim() !== "" ? own.accountId.trim() : undefined;
-  return { ...(channel !== undefined ? { channel } : {}), ...(account !== undefined ? { account } : {}) };
+  const requester = call.requester;
+  const driver = requester?.senderIsOwner === true ? "owner" : requester?.senderId ? `${requester.channel ?? "?"}:${requester.senderId}` : undefined;
+  return { ...(channel !== undefined ? { channel } : {}), ...(account !== undefined ? { account } : {}), ...(driver !== undefined ? { driver } : {}) };
 }
 
 function contextOf(call: ToolCall, taint: readonly TaintSource[]): DecisionContext {

@@ -113,6 +113,8 @@ export interface GrantContext {
   readonly actions?: readonly string[];
   readonly channel?: string;
   readonly account?: string;
+  /** Who drove the turn it was approved on (`owner`, or a sender's channel and id): a grant answers only that one's turns. */
+  readonly driver?: string;
 }
 
 /** What `allow-always` on an approval would grant: made when ClawOS asks, shown in the prompt. */
@@ -135,9 +137,11 @@ export interface GrantQuestion {
   readonly agentId?: string;
   /** A build or test: its tree's code mark now (see `Grant.treeMark`). */
   readonly treeMark?: string;
-  /** The call's `channel` and `accountId` params, as given (see `GrantContext`). */
+  /** The channel the call sends on (its `channel` param, else the turn's) and its `accountId` (see `GrantContext`). */
   readonly channel?: string;
   readonly account?: string;
+  /** Who drove the turn (see `GrantContext.driver`). */
+  readonly driver?: string;
 }
 
 export type RuleClass = "trust" | "argument" | "irreversible";
@@ -166,6 +170,7 @@ export function contextOf(question: GrantQuestion): GrantContext | undefined {
     ...(actions.size > 0 ? { actions: [...actions].sort() } : {}),
     ...(question.channel !== undefined ? { channel: question.channel } : {}),
     ...(question.account !== undefined ? { account: question.account } : {}),
+    ...(question.driver !== undefined ? { driver: question.driver } : {}),
   };
   return Object.keys(context).length > 0 ? context : undefined;
 }
@@ -174,6 +179,7 @@ export function contextOf(question: GrantQuestion): GrantContext | undefined {
 function withinContext(granted: GrantContext | undefined, question: GrantQuestion): boolean {
   const asked = contextOf(question);
   if ((granted?.channel ?? undefined) !== asked?.channel || (granted?.account ?? undefined) !== asked?.account) return false;
+  if ((granted?.driver ?? undefined) !== asked?.driver) return false;
   // Only the kinds of question the owner answered (a grant from before this answers all).
   if (granted?.answers && asked?.answers?.some((kind) => !granted.answers?.includes(kind))) return false;
   // The same modes: one can widen the tool (a submit to a process) or narrow it (a kill).

@@ -87,7 +87,7 @@ export function toTurnInput(ctx: Partial<HookContext<"before_agent_run">> | unde
     ...(typeof senderIsOwner === "boolean" ? { requester: { channel, senderId: str(event?.senderId) ?? str(ctx?.senderId), senderIsOwner } } : {}),
     ...(prompt ? { prompt } : {}),
     ...(prompt?.includes(INBOUND_CONTEXT_MARKER) ? { contextInPrompt: true } : {}),
-    ...withContext(event?.messages),
+    ...withContext(event?.messages, prompt),
     ...(str(ctx?.trigger) ? { trigger: str(ctx?.trigger) } : {}),
   };
 }
@@ -99,8 +99,9 @@ const INBOUND_CONTEXT_MARKER = "\u27E6openclaw:ctx\u27E7";
  * The text of the run's runtime-context message (the host appends it last, `details.source`
  * "openclaw-runtime-context"), when it carries the context marker.
  */
-function withContext(messages: unknown): { context?: string } {
-  if (!Array.isArray(messages)) return {};
+function withContext(messages: unknown, prompt: string | undefined): { context?: string; contextHasHistory?: boolean } {
+  const inPrompt = prompt?.includes(INBOUND_CONTEXT_MARKER) === true && HISTORY_LABEL.test(prompt);
+  if (!Array.isArray(messages)) return inPrompt ? { contextHasHistory: true } : {};
   for (let i = messages.length - 1; i >= 0 && i >= messages.length - 3; i--) {
     const m = messages[i] as { role?: unknown; details?: { source?: unknown }; content?: unknown } | undefined;
     if (m?.role !== "custom" || m.details?.source !== "openclaw-runtime-context") continue;
@@ -110,10 +111,14 @@ function withContext(messages: unknown): { context?: string } {
         : Array.isArray(m.content)
           ? m.content.map((part) => (typeof (part as { text?: unknown })?.text === "string" ? (part as { text: string }).text : "")).join("\n")
           : "";
-    return text.includes(INBOUND_CONTEXT_MARKER) ? { context: text } : {};
+    if (!text.includes(INBOUND_CONTEXT_MARKER)) break;
+    return { context: text, ...(inPrompt || HISTORY_LABEL.test(text) ? { contextHasHistory: true } : {}) };
   }
-  return {};
+  return inPrompt ? { contextHasHistory: true } : {};
 }
+
+/** The labels OpenClaw puts on chat history in a turn's context (`selectInboundHistoryContext`). */
+const HISTORY_LABEL = /(?:Chat history since last reply|Recent chat history):/;
 
 /**
  * What the host gets back from a gate: nothing for allow, a block with the reason, or an approval

@@ -184,7 +184,7 @@ export class Provenance {
         };
       }
       // A copy of a whole value as an input held it (not a value built around a host it named).
-      const copied = !endorsed && arg.copied === true && state !== undefined && this.seenWhole(state, arg);
+      const copied = !endorsed && arg.copied === true && state !== undefined && copiable(arg) && this.seenWhole(state, arg);
       return {
         ...base,
         verdict: endorsed ? "endorsed" : "tainted",
@@ -248,8 +248,10 @@ export class Provenance {
       const loaded = this.settings.autoloaded(path, agentId);
       if (loaded) return { ok: false, note: `programs load it by themselves (${loaded}), so a made-up path here is not taken as a new file` };
       // A name that starts with `-` becomes a flag to any command a pattern hands it to (`wc *`).
-      if (path.split("/").some((part) => part.startsWith("-")))
-        return { ok: false, note: "a name in it starts with -, which a command given a pattern reads as a flag" };
+      // So does one after a space, to a command that splits names on white space (`ls | xargs sort`).
+      if (path.split("/").some((part) => /(?:^|\s)-/.test(part))) {
+        return { ok: false, note: "a name in it starts with - (or has one after a space), which a command given it reads as a flag" };
+      }
     }
     const existing = forms.filter((p) => existsSync(p));
     if (existing.length === 0) return { ok: true, note: "a new file" };
@@ -473,6 +475,31 @@ function shorten(text: string): string {
 export function shownValue(raw: string): string {
   return shorten(redactString(raw));
 }
+
+/**
+ * Whether a value may be taken as a copy of an input (`tainted: copied`): a path, or a web address
+ * on a public host. A `file:` or `data:` address, or one on this machine or a private network
+ * (`localhost`, `127.0.0.1`, `169.254.169.254`, `10.x`, `*.internal`), is where a page cannot send
+ * the agent by writing a link: the link reads what only this machine can reach.
+ */
+function copiable(arg: ArgumentValue): boolean {
+  // A path argument given an address (view_image's image, pdf's pdf) is the address.
+  if (arg.role !== "url" && !/^[a-z][a-z0-9+.-]*:/i.test(arg.raw.trim())) return true;
+  let url: URL;
+  try {
+    url = new URL(arg.raw.trim());
+  } catch {
+    return false;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return false;
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host.endsWith(".localhost") || privateShortName(host) !== undefined) return false;
+  return !PRIVATE_ADDRESS.test(host);
+}
+
+/** Loopback, link-local, private and unspecified addresses, IPv4 and IPv6. */
+const PRIVATE_ADDRESS =
+  /^(?:127\.|10\.|192\.168\.|169\.254\.|172\.(?:1[6-9]|2\d|3[01])\.|0\.|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.|::1?$|f[cd][0-9a-f]{0,2}:|fe[89ab][0-9a-f]?:|::ffff:)/;
 
 /**
  * Whether a result has a part that is not text (an image, audio, a resource): a model reads what is

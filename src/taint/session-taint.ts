@@ -434,7 +434,7 @@ export class SessionTaint {
     this.lowerForTurn(turn);
     // In a group or channel, the context OpenClaw adds to the turn (chat history since the last
     // reply, a quoted message) is other members' words: beside the message, or inlined into it.
-    const shared = !turn.isSubagent && SHARED_CONVERSATION.test(turn.sessionKey);
+    const shared = !turn.isSubagent && (SHARED_CONVERSATION.test(turn.sessionKey) || turn.contextHasHistory === true);
     const inlined = shared && turn.contextInPrompt === true;
     const beside = shared && turn.context !== undefined;
     if (inlined || beside) {

@@ -31,7 +31,8 @@ describe("grants: allow-always", () => {
     expect(d.effect).toBe("approve");
     const prompt = approvalPrompt(d);
     expect(prompt.allowedDecisions).toEqual(["allow-once", "allow-always", "deny"]);
-    expect(prompt.description).toContain('Allow always: message with to "boss@evil.example", in this session, for 24 h');
+    // On the channel the turn came in on: the host sends there when the call names none.
+    expect(prompt.description).toContain('Allow always: message with to "boss@evil.example" on webchat, in this session, for 24 h');
     engine.approvalResolved(c, d, "allow-always");
     const [grant] = engine.listGrants();
     expect(grant).toMatchObject({ tool: "message", scope: "session", sessionKey: MAIN, by: "allow-always" });
@@ -58,7 +59,7 @@ describe("grants: allow-always", () => {
     const asked = engine.gate(first);
     expect(approvalPrompt(asked).description).toContain('Allow always: message with to "boss@evil.example" on email');
     engine.approvalResolved(first, asked, "allow-always");
-    expect(engine.listGrants()[0].context).toEqual({ answers: ["argument", "trust"], channel: "email" });
+    expect(engine.listGrants()[0].context).toEqual({ answers: ["argument", "trust"], channel: "email", driver: "owner" });
     expect(engine.gate(call("message", { params: { action: "send", channel: "Email", to: "boss@evil.example", message: "again" } })).effect).toBe("allow");
     // The same id on another channel, or another account, is someone else.
     expect(engine.gate(call("message", { params: { action: "send", channel: "telegram", to: "boss@evil.example", message: "hi" } })).effect).toBe("approve");
@@ -82,6 +83,17 @@ describe("grants: allow-always", () => {
     const after = engine.gate(push());
     expect(after.effect).toBe("approve");
     expect(after.rules.map((r) => r.rule)).toContain("tool.min-input-trust");
+  });
+
+  it("a grant answers only turns of the one who drove the turn it was approved on, on the channel it sent on", () => {
+    const { engine } = tainted();
+    const first = sendTo("@alice_w", { requester: { senderIsOwner: true, channel: "telegram", senderId: "42" } });
+    engine.approvalResolved(first, engine.gate(first), "allow-always");
+    expect(engine.listGrants()[0].context).toMatchObject({ channel: "telegram", driver: "owner" });
+    expect(engine.gate(sendTo("@alice_w", { requester: { senderIsOwner: true, channel: "telegram", senderId: "42" } })).effect).toBe("allow");
+    // A stranger's turn in the same session, on another channel: the same handle there is someone else.
+    const stranger = engine.gate(sendTo("@alice_w", { requester: { senderIsOwner: false, channel: "discord", senderId: "666" } }));
+    expect(stranger.rules.map((r) => r.rule)).not.toContain("grant.used");
   });
 
   it("a grant for one mode of a tool does not answer another: killing a process is not typing into it", () => {

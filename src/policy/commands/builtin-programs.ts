@@ -512,9 +512,12 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     unsafeFlags: ["-c", "--check"],
     why: "reads the files a checksum list names",
   },
-  // csvkit's readers and formatters (csvsql and sql2csv, which talk to databases, are left out).
+  // csvkit's readers and formatters (csvsql and sql2csv talk to databases; csvclean writes files
+  // beside its input in older versions). Only flags that take a value in every one of them are
+  // value flags (-t, -n, -r, -i, -S take none in some): a flag taken for one that does not would
+  // hide the file after it. -f is csvgrep's pattern file (in2csv's format, read as a file too).
   {
-    names: ["csvcut", "csvgrep", "csvsort", "csvstat", "csvlook", "csvjson", "csvformat", "csvjoin", "csvstack", "csvclean", "in2csv"],
+    names: ["csvcut", "csvgrep", "csvsort", "csvstat", "csvlook", "csvjson", "csvformat", "csvjoin", "csvstack", "in2csv"],
     kind: "read",
     valueFlags: [
       "-c",
@@ -523,38 +526,30 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "--not-columns",
       "-m",
       "--match",
-      "-r",
-      "--regex",
       "-d",
       "--delimiter",
-      "-t",
       "-q",
+      "--quotechar",
       "-e",
       "--encoding",
       "-K",
       "--skip-lines",
       "-z",
       "--maxfieldsize",
-      "-n",
-      "--names",
       "-y",
       "--snifflimit",
       "--sheet",
-      "-f",
-      "--format",
       "-k",
       "--key",
       "--lat",
       "--lon",
-      "-i",
-      "--indent",
       "-g",
       "--groups",
       "--group-name",
-      "-S",
-      "--skipinitialspace",
     ],
-    readFlags: ["-F", "--filter-file", "--schema"],
+    readFlags: ["-f", "--file", "--schema"],
+    // in2csv --write-sheets writes a file per sheet beside its input.
+    unsafeFlags: ["--write-sheets"],
   },
   // Text and facts out of a PDF: pdftotext writes its second operand (- for standard output).
   { names: ["pdftotext"], kind: "read", operands: "in-out", valueFlags: ["-f", "-l", "-r", "-x", "-y", "-W", "-H", "-enc", "-eol", "-opw", "-upw"] },

@@ -1316,6 +1316,11 @@ class Walker {
         if (operands[1] && operands[1].text !== "-") {
           writeOperand(operands[1]);
           this.notReadOnly(`${label} writes ${operands[1].raw}`);
+        } else if (!operands[1] && operands[0] && operands[0].text !== "-" && DERIVED_OUTPUT.has(label)) {
+          // With no output operand, pdftotext writes one named after its input (paper.pdf: paper.txt).
+          const derived = `${operands[0].text.replace(/\.pdf$/i, "")}${DERIVED_OUTPUT.get(label)}`;
+          writeOperand(literalWord(derived));
+          this.notReadOnly(`${label} writes ${derived}`);
         }
         break;
       case "writes":
@@ -3342,6 +3347,9 @@ function redisUriHost(uri: string): string | undefined {
  */
 const GIT_PLAIN_CONFIG =
   /^(?:color\.[a-z.]+=(?:always|never|auto|true|false)|core\.quotepath=(?:true|false|on|off|0|1)|log\.(?:date=[a-z-]+|decorate=(?:short|full|auto|no|true|false)|abbrevcommit=(?:true|false))|core\.abbrev=\d{1,2}|diff\.(?:noprefix|mnemonicprefix|renames|relative)=(?:true|false|copies)|core\.pager=(?:cat)?|pager\.[a-z-]+=(?:false|true|cat)?)$/i;
+
+/** Programs that, given only an input, write an output named after it, and the ending it gets. */
+const DERIVED_OUTPUT = new Map([["pdftotext", ".txt"]]);
 
 /** The most words a loop's variable is followed through (`bindLoop`). */
 const MAX_LOOP_WORDS = 32;
