@@ -77,6 +77,12 @@ export const ArgumentSchema = Type.Object(
       { description: `one of ${ARGUMENT_ROLES.join(", ")}` },
     ),
     access: Type.Optional(Type.Union([Type.Literal("read"), Type.Literal("write")], { description: "for path and patch arguments: read or write" })),
+    contents: Type.Optional(
+      Type.Literal("call", {
+        description:
+          "with access write: what the call writes there is the call's own arguments (write's content, edit's new text, a patch), so the file carries the trust of the session that wrote it. Without it, what lands there comes from elsewhere (a download, a screenshot, a file another service sends) and is labelled untrusted",
+      }),
+    ),
     tainted: Type.Optional(
       Type.Union([Type.Literal("block"), Type.Literal("copied")], {
         description:

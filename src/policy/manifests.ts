@@ -94,7 +94,13 @@ export function validateManifest(
     const copiedWrites = (manifest.arguments ?? []).flatMap((a, i) =>
       a.tainted === "copied" && (a.role === "patch" || (a.role === "path" && a.access === "write")) ? [i] : [],
     );
-    const modeErrors = readingModeErrors(manifest, source);
+    // What a call writes can be its own only where it writes.
+    const misplaced = (manifest.arguments ?? []).flatMap((a, i) =>
+      a.contents !== undefined && !(a.role === "path" && a.access === "write")
+        ? [`manifest ${source}: arguments[${i}].contents applies only to a path argument with access "write"; fix: remove contents, or set access to "write"`]
+        : [],
+    );
+    const modeErrors = [...misplaced, ...readingModeErrors(manifest, source)];
     if (modeErrors.length > 0) return { ok: false, broken: { tool: normalizeToolName(manifest.tool).name, source, errors: modeErrors } };
     if (copiedWrites.length > 0) {
       const tool = normalizeToolName(manifest.tool).name;

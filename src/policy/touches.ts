@@ -288,7 +288,10 @@ export function callFacts(
     for (const raw of raws) {
       if (typeof raw !== "string") continue;
       const paths = role === "patch" ? patchPaths(raw) : [raw];
-      for (const path of paths) if (!visit(path, at, access)) return { touches, modes: selectedModes(modes, params, agentId, env, args), reads, writes };
+      // What a tool writes that is not its own arguments (a download, a screenshot) is outside content.
+      const outside = access === "write" && role === "path" && arg.spec.contents !== "call";
+      for (const path of paths)
+        if (!visit(path, at, access, outside)) return { touches, modes: selectedModes(modes, params, agentId, env, args), reads, writes };
       if (role === "patch") {
         // A moved file's content is read from where it was: where it lands keeps that label.
         for (const move of patchMoves(raw)) {
