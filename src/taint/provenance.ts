@@ -309,13 +309,15 @@ export class Provenance {
    * The trust of the names a listing of these paths shows (`ls`, `find`, `git status`): the
    * directory's own trust, and below it the least trusted file ClawOS saw written there. A name a
    * lowered session gave a new file (`notes/to attacker@evil.example`) is that session's word, not
-   * the owner's, however trusted the directory; the listing itself still lowers nothing.
+   * the owner's, however trusted the directory; the listing itself still lowers nothing. `read`:
+   * the paths' own trust as a read takes it (`readTrust`).
    */
-  namesTrust(forms: readonly string[], agentId: string | undefined, fallback: TrustLevel): TrustLevel {
-    let level = this.readTrust(forms, agentId, fallback);
+  namesTrust(forms: readonly string[], read: TrustLevel): TrustLevel {
+    let level = read;
+    // No label at all, no name to doubt: no walk (a file's own label is in `read` already).
+    if (this.labels.size === 0) return level;
     for (const dir of forms) {
       if (level === "untrusted") break;
-      if (isRegularFile(dir)) continue;
       const low = this.labels.lowestUnder(dir);
       if (low) level = minTrust(level, low.level);
     }

@@ -1003,8 +1003,9 @@ export class SessionTaint {
       let values: TrustLevel = "owner";
       if (facts.reads.length > 0) {
         for (const file of facts.reads) {
-          level = minTrust(level, this.provenance.readTrust(file.forms, agentId, declared));
-          values = minTrust(values, this.provenance.namesTrust(file.forms, agentId, declared));
+          const read = this.provenance.readTrust(file.forms, agentId, declared);
+          level = minTrust(level, read);
+          values = minTrust(values, this.provenance.namesTrust(file.forms, read));
         }
       } else if (facts.writes.length > 0) {
         for (const file of facts.writes) level = minTrust(level, this.provenance.fileTrust(file.forms, agentId, declared).level);
@@ -1022,8 +1023,9 @@ export class SessionTaint {
       let level: TrustLevel = "owner";
       let values: TrustLevel = "owner";
       for (const file of facts.reads) {
-        level = minTrust(level, this.provenance.readTrust(file.forms, agentId, declared, !file.listing));
-        if (file.listing) values = minTrust(values, this.provenance.namesTrust(file.forms, agentId, declared));
+        const read = this.provenance.readTrust(file.forms, agentId, declared, !file.listing);
+        level = minTrust(level, read);
+        if (file.listing) values = minTrust(values, this.provenance.namesTrust(file.forms, read));
       }
       return { level, values };
     }
