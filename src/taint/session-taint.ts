@@ -1208,6 +1208,9 @@ export class SessionTaint {
   }
 }
 
+/** A markdown link or an href to a relative address, as a page's text (or its JSON) holds one. */
+const RELATIVE_LINK_HINT = /\]\(\.{0,2}\/|href=\\?["']\.{0,2}\//;
+
 /** The most relative links of one page made whole (`pageLinks`). */
 const MAX_PAGE_LINKS = 256;
 
@@ -1218,6 +1221,9 @@ const MAX_PAGE_LINKS = 256;
  * the session put together.
  */
 function pageLinks(content: unknown, scanBytes: number): string | undefined {
+  const text = textOf(content, scanBytes);
+  // Most results hold no relative link: nothing more is read from them.
+  if (!RELATIVE_LINK_HINT.test(text)) return undefined;
   const records = resultRecords(content, scanBytes, false);
   let base: URL | undefined;
   for (const record of records) {
@@ -1233,7 +1239,6 @@ function pageLinks(content: unknown, scanBytes: number): string | undefined {
     }
   }
   if (!base) return undefined;
-  const text = textOf(content, scanBytes);
   let out = "";
   let count = 0;
   for (const m of text.matchAll(/\]\(((?:\/|\.\.?\/)[^\s)"'\\]*)|href=\\?["']((?:\/|\.\.?\/)[^"'\s\\]*)/g)) {
