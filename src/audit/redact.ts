@@ -27,6 +27,12 @@ const SECRET_VALUE: readonly RegExp[] = [
   /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{12,}/gi, // Authorization header values
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   /(:\/\/[^\s:/@]+:)[^\s@/]+@/g, // passwords in URLs
+  /\b(sk|rk|pk)_(live|test)_[A-Za-z0-9]{16,}/g, // payment provider keys
+  /\bnpm_[A-Za-z0-9]{30,}/g, // npm tokens
+  /\bglpat-[A-Za-z0-9_-]{20,}/g, // GitLab tokens
+  /\bgithub_pat_[A-Za-z0-9_]{22,}/g, // GitHub fine-grained tokens
+  /\bAIza[0-9A-Za-z_-]{35}/g, // Google API keys
+  /\bhf_[A-Za-z0-9]{30,}/g, // Hugging Face tokens
   LONG_HEX, // long hex secrets
   BASE64_BLOB, // long base64-like blobs (not paths and names: see `notABlob`)
 ];
@@ -92,6 +98,74 @@ export function holdsSecret(text: string, options: { url?: boolean } = {}): bool
     }
   }
   return false;
+}
+
+/**
+ * Whether a text carries a credential out: a provider's key or token, a private key, a password in
+ * a URL, or a value given to a secret-named setting (`STRIPE_SECRET_KEY=...`, `_authToken=...`,
+ * `"password": "..."`). Narrower than redaction, because it decides a call (a message that carries
+ * one asks the owner, `policy/irreversible.ts`): long hex and base64 runs (commit ids, encoded
+ * media), a publishable key, and placeholders (`password`, `<token>`, `${API_KEY}`) do not count.
+ */
+export function holdsCredential(text: string): boolean {
+  if (text.length < SHORTEST_SECRET) return false;
+  CREDENTIAL_TOKEN.lastIndex = 0;
+  if (CREDENTIAL_TOKEN.test(text)) return true;
+  if (text.includes("://")) {
+    for (const match of text.matchAll(URL_PASSWORD)) {
+      const [, user = "", password = ""] = match;
+      if (!placeholder(password) && password !== user) return true;
+    }
+  }
+  if (SETTING_WORDS.test(text)) for (const match of text.matchAll(SECRET_SETTING)) if (secretLike(match[1] ?? "")) return true;
+  return false;
+}
+
+/** Keys and tokens by their provider's format (a Stripe publishable key, `pk_`, is meant to be public). */
+const CREDENTIAL_TOKEN = new RegExp(
+  [
+    /\b(?:sk|rk)-[A-Za-z0-9_-]{16,}/,
+    /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/,
+    /\bgh[pousr]_[A-Za-z0-9]{20,}/,
+    /\bgithub_pat_[A-Za-z0-9_]{22,}/,
+    /\bxox[abposr]-[A-Za-z0-9-]{10,}/,
+    /\bAKIA[0-9A-Z]{16}\b/,
+    /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/,
+    /\bnpm_[A-Za-z0-9]{30,}/,
+    /\bglpat-[A-Za-z0-9_-]{20,}/,
+    /\bAIza[0-9A-Za-z_-]{35}/,
+    /\bhf_[A-Za-z0-9]{30,}/,
+    /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
+    /\b(?:[Aa]uthorization|AUTHORIZATION):[ \t]*(?:[Bb]earer|BEARER|[Bb]asic|BASIC)[ \t]+[A-Za-z0-9._~+/=-]{12,}/,
+    /\b(?:[Bb]earer|BEARER)[ \t]+(?=[A-Za-z0-9._~+/=-]{0,200}[0-9])(?=[A-Za-z0-9._~+/=-]{0,200}[A-Za-z])[A-Za-z0-9._~+/=-]{20,}/,
+  ]
+    .map((pattern) => `(?:${pattern.source})`)
+    .join("|"),
+  "g",
+);
+/** `scheme://user:password@`: the user and the password. */
+const URL_PASSWORD = /\b[a-z][a-z0-9+.-]*:\/\/([^\s:/@]+):([^\s@/]+)@/gi;
+/**
+ * A setting whose name says it holds a secret, and its value (env files, JSON, YAML, `.npmrc`): the
+ * name's last word and what follows it, so each occurrence is one short attempt (no scan back over
+ * the name, which would be quadratic in a long run of name characters).
+ */
+const SECRET_SETTING =
+  /(?:secret|token|passw(?:or)?d|(?:api|access|secret|private|signing|encryption|master|license)[_-]?key|credentials?)[_-]?[0-9]{0,3}["']?[ \t]{0,8}[:=][ \t]{0,8}["']?([^\s"'`,;<>]{8,})/gi;
+/** The words a secret setting's name ends in, looked for first (a plain scan) before `SECRET_SETTING` runs. */
+const SETTING_WORDS = /secret|token|passw|key|credential/i;
+/** Values that stand for a secret rather than being one. */
+const PLACEHOLDER = /^(?:pass(?:word)?|passwd|pwd|secret|changeme|change[_-]?me|example|test|dummy|redacted|\[redacted\]|x+|\*+|\.+|(?:your|my)[_-].*)$/i;
+
+function placeholder(value: string): boolean {
+  return PLACEHOLDER.test(value) || /^[$<{%[]/.test(value) || /^(.)\1*$/.test(value);
+}
+
+/** A setting's value that could be a secret: not a placeholder, and at least two kinds of characters of letters, digits and symbols. */
+function secretLike(value: string): boolean {
+  if (placeholder(value)) return false;
+  const kinds = (/[A-Za-z]/.test(value) ? 1 : 0) + (/[0-9]/.test(value) ? 1 : 0) + (/[^A-Za-z0-9]/.test(value) ? 1 : 0);
+  return kinds >= 2;
 }
 
 /** The credential patterns (keys, tokens, JWTs, header values) in one alternation, for `joinedUrlParts`. */

@@ -87,7 +87,7 @@ export const ApprovalsSchema = Type.Object(
           default: [],
           title: "Built-in irreversible actions turned off",
           description:
-            'Ids of built-in actions that need no grant here, e.g. ["message-broadcast"]. Built-in: github-publish, message-broadcast, gateway-update, and the command rules\' (git-push, npm-publish, ...).',
+            'Ids of built-in actions that need no grant here, e.g. ["message-broadcast"]. Built-in: github-publish, message-broadcast, gateway-update, send-secret (a message or mail carrying a key, a token or a password), and the command rules\' (git-push, npm-publish, ...).',
         }),
       },
       {

@@ -17,7 +17,7 @@ import type { ArgumentValue, ProvenanceSettings } from "../taint/provenance.ts";
 import type { ResolvedTool } from "./tool-names.ts";
 import { ToolResolver } from "./tool-resolver.ts";
 import { ApprovalPolicy } from "./approval.ts";
-import { IrreversibleRules } from "./irreversible.ts";
+import { IrreversibleRules, SECRET_SEND, secretSendOf } from "./irreversible.ts";
 import type { IrreversibleAction } from "./decision.ts";
 import { compileCommandRules } from "./commands/command-rules.ts";
 import { CommandReaderCache } from "./commands/command-reader.ts";
@@ -101,6 +101,7 @@ export class CompiledPolicy implements RulePolicy {
     }
     this.irreversible = new IrreversibleRules(config.approvals.irreversible.actions, config.approvals.irreversible.disabled);
     for (const [id, action] of this.irreversible.actions) if (!actions.has(id)) actions.set(id, action);
+    if (!off.has(SECRET_SEND.id) && !actions.has(SECRET_SEND.id)) actions.set(SECRET_SEND.id, SECRET_SEND.action);
     this.actions = actions;
     this.trustedPaths = new PathRules(
       config.provenance.trustedPaths.map((pattern) => ({ pattern, zone: "open" as const, label: "a trusted path" })),
@@ -301,6 +302,11 @@ export class CompiledPolicy implements RulePolicy {
     const view = facts?.command?.view;
     if (view) {
       for (const a of view.irreversibleActions) if (!this.irreversibleOff.has(a.id) && !out.some((o) => o.id === a.id)) out.push(a);
+    }
+    if (!this.irreversibleOff.has(SECRET_SEND.id)) {
+      const secretReads = facts ? facts.touches.filter((t) => t.kind === "secret-read").map((t) => t.argument) : [];
+      const through = secretSendOf(this.manifests.lookup(tool.name), args, secretReads);
+      if (through !== undefined) out.push({ id: SECRET_SEND.id, action: `${SECRET_SEND.action}, in its ${through}` });
     }
     return out;
   }

@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { holdsCredential } from "../audit/redact.ts";
 import { compileArgumentPath, valuesAt } from "./arguments.ts";
 import type { IrreversibleAction } from "./decision.ts";
 import { TOOL_NAME_PATTERN } from "./tool-names.ts";
@@ -32,6 +33,35 @@ export const BUILTIN_IRREVERSIBLE: readonly IrreversibleRule[] = [
   { id: "message-broadcast", tool: "message", at: "action", equals: ["broadcast"], action: "broadcast a message to many recipients" },
   { id: "gateway-update", tool: "gateway", at: "action", equals: ["update.run"], action: "update OpenClaw and restart the gateway" },
 ];
+
+/**
+ * A credential leaving the session: a call of a tool that sends or publishes (`message:send`,
+ * `net:publish`) whose free text holds a key, a token or a password (`holdsCredential`), or that
+ * attaches a secret path. A leaked key cannot be called back, and the recipient alone does not say
+ * it is safe: an injected instruction can ask for the key to go to the owner's own team channel.
+ */
+export const SECRET_SEND: IrreversibleAction = { id: "send-secret", action: "send what looks like a credential (a key, a token or a password)" };
+const EGRESS = ["message:send", "net:publish"];
+
+/** What `secretSendOf` reads of a tool's manifest: its capabilities and its free-text arguments. */
+export interface EgressManifest {
+  readonly manifest: { readonly capabilities: readonly string[] };
+  readonly arguments: readonly { readonly spec: { readonly at: string; readonly role: string }; readonly segments: ReturnType<typeof compileArgumentPath> }[];
+}
+
+/**
+ * The argument through which a call sends a credential out (see `SECRET_SEND`), or undefined: a
+ * free-text argument (`content`) holding one, else a path argument the call reads from a secret
+ * path (`secretPaths`: the arguments of the call's secret reads).
+ */
+export function secretSendOf(entry: EgressManifest | undefined, args: unknown, secretPaths: readonly string[]): string | undefined {
+  if (!entry?.manifest.capabilities.some((c) => EGRESS.includes(c))) return undefined;
+  for (const arg of entry.arguments) {
+    if (arg.spec.role !== "content") continue;
+    for (const value of valuesAt(args, arg.segments)) if (typeof value === "string" && holdsCredential(value)) return arg.spec.at;
+  }
+  return secretPaths[0];
+}
 
 interface CompiledRule {
   readonly rule: IrreversibleRule;

@@ -349,6 +349,43 @@ describe("grants: irreversible actions", () => {
     expect(rule("gateway", { action: "config.get" })).toBeUndefined();
   });
 
+  it("a send whose text carries a credential, or that attaches a secret path, is the action send-secret, in any session", () => {
+    const { engine } = makeEngine(APPROVE);
+    const rule = (tool: string, params: unknown) => engine.gate(call(tool, { params })).rules.find((r) => r.rule === "action.irreversible");
+    const key = rule("message", { action: "send", to: "#team", message: "setup: STRIPE_SECRET_KEY=sk_live_51Pq2RsT4uVwXyZ0aBcDe" });
+    expect(key?.value).toBe("send-secret");
+    expect(key?.label).toContain("in its message");
+    expect(rule("message", { action: "send", to: "#ops", message: "db: postgres://api:T7q!Vx2m9@db-1.internal:5432/shop" })?.value).toBe("send-secret");
+    expect(rule("message", { action: "send", to: "#ops", caption: "//registry.example.org/:_authToken=npm_Qx7Lm2Rt9Vw4Kz8Np1Bc6Hd3Fj5Gs0Ay12" })?.value).toBe(
+      "send-secret",
+    );
+    expect(rule("message", { action: "send", to: "#ops", media: "~/.ssh/id_ed25519" })?.label).toContain("in its media");
+    // Ordinary text, commit ids, placeholders and the owner's example settings are not credentials.
+    for (const message of [
+      "deployed 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a to prod",
+      "use postgres://user:password@localhost/app, then set API_KEY=<your key>",
+      "the token: expires after 24h; max_tokens: 4096",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell placeholder, not a template
+      "DATABASE_URL=${DATABASE_URL} and SECRET_KEY=changeme",
+    ]) {
+      expect(rule("message", { action: "send", to: "#team", message })).toBeUndefined();
+    }
+    // A tool that does not send (a note) carries nothing out.
+    expect(rule("write", { path: "notes/keys.md", content: "STRIPE_SECRET_KEY=sk_live_51Pq2RsT4uVwXyZ0aBcDe" })).toBeUndefined();
+  });
+
+  it("send-secret asks even in the owner's session; the owner's grant lets it through, and operators can turn it off", () => {
+    const { engine } = makeEngine(APPROVE);
+    const send = { action: "send", channel: "telegram", to: "@ops_bot", message: "token ghp_abcdefghijklmnopqrstuvwx1234" };
+    const asked = engine.gate(call("message", { params: send, requester: { senderIsOwner: true, channel: "telegram" } }));
+    expect(asked.effect).toBe("approve");
+    expect(engine.grantAction("send-secret", "1h", "owner", { sessionKey: MAIN })).toMatchObject({ ok: true });
+    expect(engine.gate(call("message", { params: send, requester: { senderIsOwner: true, channel: "telegram" } })).effect).toBe("allow");
+    const off = makeEngine({ ...APPROVE, approvals: { default: "approve", irreversible: { actions: [], disabled: ["send-secret"] } } });
+    expect(off.engine.gate(call("message", { params: send, requester: { senderIsOwner: true, channel: "telegram" } })).effect).toBe("allow");
+    expect(off.engine.grantAction("send-secret", "1h", "owner", {})).toMatchObject({ ok: false });
+  });
+
   it("operators add and turn off actions in config", () => {
     const { engine } = makeEngine({
       ...APPROVE,
