@@ -305,7 +305,7 @@ export class CompiledPolicy implements RulePolicy {
     }
     if (!this.irreversibleOff.has(SECRET_SEND.id)) {
       const secretReads = facts ? facts.touches.filter((t) => t.kind === "secret-read").map((t) => t.argument) : [];
-      const through = secretSendOf(this.manifests.lookup(tool.name), args, secretReads);
+      const through = secretSendOf(this.manifests.lookup(tool.name)?.manifest.capabilities, args, secretReads);
       if (through !== undefined) out.push({ id: SECRET_SEND.id, action: `${SECRET_SEND.action}, in its ${through}` });
     }
     return out;

@@ -291,7 +291,8 @@ function commandSummary(view: CommandView, text: string): NonNullable<Decision["
 const TRUST_FLOOR_RULES: ReadonlySet<RuleId> = new Set<RuleId>(["tool.min-input-trust", "capability.floor"]);
 
 /**
- * The trust a call needs when the only rules it breaks are trust floors; undefined otherwise. A
+ * The trust a call needs when the only rules it breaks are trust floors (and irreversible actions,
+ * which stay with the call whatever its arguments' origins); undefined otherwise. A
  * mode's trust counts as one when the mode is decided by where its arguments came from (`decided`,
  * the names of the call's modes with `decisions`).
  */
@@ -299,6 +300,8 @@ export function provenanceRequirement(decision: Decision, decided?: readonly str
   if (decision.effect === "allow" || !decision.trustLimited) return undefined;
   let required: TrustLevel | undefined;
   for (const hit of decision.rules) {
+    // An irreversible action is answered by a grant, not by where the arguments came from: set aside here.
+    if (hit.rule === "action.irreversible") continue;
     const floor = TRUST_FLOOR_RULES.has(hit.rule) || (hit.rule === "tool.mode" && hit.mode !== undefined && decided?.includes(hit.mode) === true);
     if (!floor || !hit.requires) return undefined;
     if (!required || trustRank(hit.requires) > trustRank(required)) required = hit.requires;
@@ -313,6 +316,11 @@ export function provenanceRequirement(decision: Decision, decided?: readonly str
  */
 export function withProvenance(decision: Decision, required: TrustLevel, verdicts: readonly ArgumentVerdict[]): Decision {
   const short = verdicts.filter((v) => !v.allowed);
+  const irreversible = decision.rules.filter((hit) => hit.rule === "action.irreversible");
+  if (verdicts.length > 0 && short.length === 0 && irreversible.length > 0) {
+    // The trust floors are met by the arguments' origins; the irreversible action still needs its grant.
+    return { ...decision, rules: irreversible, trustLimited: false, arguments: verdicts };
+  }
   if (verdicts.length > 0 && short.length === 0) {
     return {
       ...decision,

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { holdsCredential } from "../audit/redact.ts";
 import { compileArgumentPath, valuesAt } from "./arguments.ts";
+import { holdsCredential } from "./credentials.ts";
 import type { IrreversibleAction } from "./decision.ts";
 import { TOOL_NAME_PATTERN } from "./tool-names.ts";
 
@@ -36,31 +36,38 @@ export const BUILTIN_IRREVERSIBLE: readonly IrreversibleRule[] = [
 
 /**
  * A credential leaving the session: a call of a tool that sends or publishes (`message:send`,
- * `net:publish`) whose free text holds a key, a token or a password (`holdsCredential`), or that
- * attaches a secret path. A leaked key cannot be called back, and the recipient alone does not say
+ * `net:publish`) any of whose arguments holds a key, a token or a password (`credentials.ts`), or
+ * that attaches a secret path. (A key in a URL a tool fetches is decided by where the URL came from:
+ * `provenance.ts`; the owner may give a URL with its token.) A leaked key cannot be called back, and the recipient alone does not say
  * it is safe: an injected instruction can ask for the key to go to the owner's own team channel.
  */
 export const SECRET_SEND: IrreversibleAction = { id: "send-secret", action: "send what looks like a credential (a key, a token or a password)" };
 const EGRESS = ["message:send", "net:publish"];
 
-/** What `secretSendOf` reads of a tool's manifest: its capabilities and its free-text arguments. */
-export interface EgressManifest {
-  readonly manifest: { readonly capabilities: readonly string[] };
-  readonly arguments: readonly { readonly spec: { readonly at: string; readonly role: string }; readonly segments: ReturnType<typeof compileArgumentPath> }[];
+/**
+ * The argument through which a call of a tool that sends or publishes carries a credential out
+ * (see `SECRET_SEND`), as a dotted path (`message`, `presentation.blocks.0.text`), or undefined.
+ * Every string the call passes is looked at, not only the manifest's `content` arguments: a host
+ * reads text from many parameters (a quote, a poll's options, a card's buttons, an attachment's
+ * base64 bytes). Else the first argument the call reads from a secret path (`secretPaths`).
+ */
+export function secretSendOf(capabilities: readonly string[] | undefined, args: unknown, secretPaths: readonly string[]): string | undefined {
+  if (!capabilities?.some((c) => EGRESS.includes(c))) return undefined;
+  return credentialIn(args, "", 0, { nodes: MAX_NODES }) ?? secretPaths[0];
 }
 
-/**
- * The argument through which a call sends a credential out (see `SECRET_SEND`), or undefined: a
- * free-text argument (`content`) holding one, else a path argument the call reads from a secret
- * path (`secretPaths`: the arguments of the call's secret reads).
- */
-export function secretSendOf(entry: EgressManifest | undefined, args: unknown, secretPaths: readonly string[]): string | undefined {
-  if (!entry?.manifest.capabilities.some((c) => EGRESS.includes(c))) return undefined;
-  for (const arg of entry.arguments) {
-    if (arg.spec.role !== "content") continue;
-    for (const value of valuesAt(args, arg.segments)) if (typeof value === "string" && holdsCredential(value)) return arg.spec.at;
+const MAX_DEPTH = 8;
+const MAX_NODES = 1000;
+
+function credentialIn(value: unknown, at: string, depth: number, budget: { nodes: number }): string | undefined {
+  if (--budget.nodes < 0) return undefined;
+  if (typeof value === "string") return holdsCredential(value) ? at || "arguments" : undefined;
+  if (value === null || typeof value !== "object" || depth >= MAX_DEPTH) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = credentialIn(item, at ? `${at}.${key}` : key, depth + 1, budget);
+    if (found !== undefined) return found;
   }
-  return secretPaths[0];
+  return undefined;
 }
 
 interface CompiledRule {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { holdsCredential, holdsSecret, paramsHash, paramsPreview, PREVIEW_LIMIT, redactString, redactValue } from "../../src/audit/redact.ts";
+import { holdsSecret, paramsHash, paramsPreview, PREVIEW_LIMIT, redactString, redactValue } from "../../src/audit/redact.ts";
 
 describe("redaction", () => {
   it.each([
@@ -19,36 +19,6 @@ describe("redaction", () => {
     const out = redactString(text);
     expect(out).toContain("[redacted]");
     expect(out).not.toBe(text);
-  });
-
-  it("tells a credential a message would carry out from ordinary text, ids and placeholders", () => {
-    for (const text of [
-      "key sk-ant-api03-abcdefghijklmnop",
-      "STRIPE_SECRET_KEY=sk_live_51Pq2RsT4uVwXyZ0aBcDe",
-      "LEDGER_API_KEY=lk_live_5d8e1f2a9b7c4e60b3a1",
-      '{"password": "Summer2026!"}',
-      "amqps://billing:Q7v!rT2x9LpWm4@mq.internal:5671/prod",
-      "Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l",
-      "curl -H 'Authorization: Bearer 8f2a9c1e7b3d4f60a5e2c9d1b7'",
-      "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE=",
-      "npm_Qx7Lm2Rt9Vw4Kz8Np1Bc6Hd3Fj5Gs0Ay12",
-      "AKIAABCDEFGHIJKLMNOP",
-    ]) {
-      expect(holdsCredential(text), text).toBe(true);
-    }
-    for (const text of [
-      "a basic introduction to bearer authentication schemes",
-      "commit 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a",
-      "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2",
-      "postgres://postgres:postgres@localhost:5432/app and https://user:password@example.com",
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell placeholder, not a template
-      "API_KEY=<your-key>, SECRET=${SECRET}, PASSWORD=changeme, TOKEN=xxxxxxxxxx",
-      "max_tokens: 4096; the token: refreshed hourly; tokenizer: cl100k_base",
-      "pk_live_51Pq2RsT4uVwXyZ0aBcDeFg is the publishable key",
-      "Author: Maya Keller <maya@acme.example>",
-    ]) {
-      expect(holdsCredential(text), text).toBe(false);
-    }
   });
 
   it("keeps the user of a URL and removes its password", () => {

@@ -68,6 +68,10 @@ type Make = (i: number) => Call & {
   before?: Call;
 };
 const outerIds: string[] = [];
+/** About 1 KB of an ordinary status update: words, a link, a path, a number. */
+const SEND_TEXT = "Deploy of api-gateway 3.4.1 to staging finished at 14:05; see https://ci.example.com/acme/api-gateway/runs/9127734410 for the log. ".repeat(
+  8,
+);
 
 const scenarios: Array<{ name: string; make: Make }> = [
   {
@@ -78,6 +82,19 @@ const scenarios: Array<{ name: string; make: Make }> = [
       return {
         event: { toolName: "read", params: { path: "notes/todo.md" }, toolCallId: id, runId: "run-1" },
         ctx: callCtx(key, "read", id),
+        expectBlock: false,
+      };
+    },
+  },
+  {
+    // A send with 1 KB of text: every string it passes is looked at for a credential (send-secret).
+    name: "send with 1 KB of text (clean session)",
+    make: (i) => {
+      const key = clean[rand(clean.length)];
+      const id = nextId();
+      return {
+        event: { toolName: "message", params: { action: "send", to: "team@acme.example", message: `${SEND_TEXT} (${i})` }, toolCallId: id, runId: "run-1" },
+        ctx: callCtx(key, "message", id),
         expectBlock: false,
       };
     },
