@@ -1,4 +1,5 @@
 import { hash } from "node:crypto";
+import { CREDENTIAL_FORMATS } from "./credentials.ts";
 
 /**
  * Parameters go to the audit log as a hash (to correlate calls) and a short preview with
@@ -18,6 +19,10 @@ function notABlob(match: string): boolean {
   return !/[0-9]/.test(match) || !/[a-z]/.test(match) || !/[A-Z]/.test(match);
 }
 
+/** What follows a setting named like a secret (`DB_PASSWORD=...`, `"apiKey": "..."`): hidden, whatever it looks like. */
+const SECRET_SETTING_VALUE =
+  /(?<=(?:secret|token|passw(?:or)?d|pwd|_auth|(?:api|access|private|signing|encryption|master|license)[_-]?key|credentials?)(?:[_-][A-Za-z0-9]{1,12})?["']?[ \t]*[:=][ \t]*["']?)[^\s"'`,;<>&]{8,}/gi;
+
 const SECRET_VALUE: readonly RegExp[] = [
   /\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}/g, // provider API keys
   /\bgh[pousr]_[A-Za-z0-9]{20,}/g, // GitHub tokens
@@ -27,12 +32,9 @@ const SECRET_VALUE: readonly RegExp[] = [
   /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{12,}/gi, // Authorization header values
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   /(:\/\/[^\s:/@]+:)[^\s@/]+@/g, // passwords in URLs
-  /\b(sk|rk|pk)_(live|test)_[A-Za-z0-9]{16,}/g, // payment provider keys
-  /\bnpm_[A-Za-z0-9]{30,}/g, // npm tokens
-  /\bglpat-[A-Za-z0-9_-]{20,}/g, // GitLab tokens
-  /\bgithub_pat_[A-Za-z0-9_]{22,}/g, // GitHub fine-grained tokens
-  /\bAIza[0-9A-Za-z_-]{35}/g, // Google API keys
-  /\bhf_[A-Za-z0-9]{30,}/g, // Hugging Face tokens
+  // Every format the credential check knows (`credentials.ts`), and the value of a setting named like a secret.
+  ...CREDENTIAL_FORMATS.map((format) => new RegExp(format.source, "g")),
+  SECRET_SETTING_VALUE,
   LONG_HEX, // long hex secrets
   BASE64_BLOB, // long base64-like blobs (not paths and names: see `notABlob`)
 ];
@@ -86,7 +88,8 @@ export function holdsSecret(text: string, options: { url?: boolean } = {}): bool
   if (text.length < SHORTEST_SECRET) return false;
   const parts = options.url ? text.split(/[/?&=#;]/) : [text];
   for (const pattern of SECRET_VALUE) {
-    if (options.url && pattern === LONG_HEX) continue;
+    // A setting's value is hidden from logs whatever it is, but is not by itself a secret-looking value.
+    if (pattern === SECRET_SETTING_VALUE || (options.url && pattern === LONG_HEX)) continue;
     for (const part of pattern === BASE64_BLOB ? parts : [text]) {
       for (const match of part.matchAll(pattern)) if (pattern !== BASE64_BLOB || !notABlob(match[0])) return true;
     }

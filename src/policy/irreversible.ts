@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { compileArgumentPath, valuesAt } from "./arguments.ts";
-import { holdsCredential } from "./credentials.ts";
+import { holdsCredential } from "../audit/credentials.ts";
 import type { IrreversibleAction } from "./decision.ts";
 import { TOOL_NAME_PATTERN } from "./tool-names.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { holdsCredential } from "../../src/policy/credentials.ts";
+import { holdsCredential } from "../../src/audit/credentials.ts";
 
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 

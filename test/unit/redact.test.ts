@@ -13,12 +13,21 @@ describe("redaction", () => {
     ["a payment provider key", "STRIPE=sk_live_51Pq2RsT4uVwXyZ0aBcDeFg"],
     ["an npm token", "//registry.example.org/:_authToken=npm_Qx7Lm2Rt9Vw4Kz8Np1Bc6Hd3Fj5Gs0Ay12"],
     ["a GitLab token", "glpat-abcdefghij0123456789"],
+    ["a SendGrid key", "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"],
+    ["a Telegram bot token", "bot 123456789:AAH4fE9xQ2kLmN0pQrStUvWxYz12345678"],
+    ["a password setting", "DB_PASSWORD=Q7v!rT2x9LpWm4"],
+    ["a JSON api key", '{"apiKey": "7Yt5Rw3Qe1Zx9Cv2Bn4"}'],
     ["a long hex secret", `${"a".repeat(20)}0123456789abcdef0123456789abcdef`],
     ["a long base64 blob", "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2"],
   ])("removes %s", (_label, text) => {
     const out = redactString(text);
     expect(out).toContain("[redacted]");
     expect(out).not.toBe(text);
+  });
+
+  it("hides a secret-named setting's value from logs, which alone does not make a URL carry a secret", () => {
+    expect(redactString("DB_PASSWORD=Q7v!rT2x9LpWm4 LOG_LEVEL=debug")).toBe("DB_PASSWORD=[redacted] LOG_LEVEL=debug");
+    expect(holdsSecret("https://api.example/list?page_token=CAUQAA12xyz", { url: true })).toBe(false);
   });
 
   it("keeps the user of a URL and removes its password", () => {

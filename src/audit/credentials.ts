@@ -1,53 +1,49 @@
 /**
- * L2 data: whether a text a call sends out carries a credential (a key, a token, a password). A
- * message that does is the irreversible action `send-secret` (`irreversible.ts`). The check decides
- * a call, so it is narrower than audit redaction (`audit/redact.ts`): a value must look like a
+ * Whether a text a call sends out carries a credential (a key, a token, a password). A message that
+ * does is the irreversible action `send-secret` (`policy/irreversible.ts`). The check decides a
+ * call, so it is narrower than redaction (`redact.ts`, which also hides these formats): a value must look like a
  * secret, not like code that names one (`password: process.env.DB_PASSWORD`), a placeholder
  * (`<your key>`, `REPLACE_ME`, `sk-xxxx`), a path or a reference (`vault:db/pass`), a link's query
  * parameter (an invite link), a commit id or encoded media. Every pattern is linear in the text.
  */
 
 /** Keys and tokens by their provider's format (a Stripe publishable key, `pk_`, is meant to be public). */
-const TOKEN = new RegExp(
-  [
-    /\b(?:sk|rk)-(?=[A-Za-z0-9_-]{0,200}[0-9])(?=[A-Za-z0-9_-]{0,200}[A-Z])[A-Za-z0-9_-]{16,}/,
-    /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/,
-    /\bgh[pousr]_[A-Za-z0-9]{20,}/,
-    /\bgithub_pat_[A-Za-z0-9_]{22,}/,
-    /\bxox[abposr]-[A-Za-z0-9-]{10,}/,
-    /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/,
-    /\bnpm_[A-Za-z0-9]{30,}/,
-    /\bglpat-[A-Za-z0-9_-]{20,}/,
-    /\bAIza[0-9A-Za-z_-]{35}/,
-    /\bhf_[A-Za-z0-9]{30,}/,
-    /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/, // SendGrid
-    /\b[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}/, // Telegram bot tokens
-    /\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}/, // Discord bot tokens
-    /\bhooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{16,}/,
-    /\bdiscord(?:app)?\.com\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]{30,}/,
-    /\bkey-[0-9a-z]{32}\b/, // Mailgun
-    /\bSK[0-9a-f]{32}\b/, // Twilio
-    /\bshp(?:at|ss|ca|pa)_[A-Fa-f0-9]{32}\b/, // Shopify
-    /\bdop_v1_[a-f0-9]{64}\b/, // DigitalOcean
-    /\bpypi-AgE[A-Za-z0-9_-]{50,}/,
-    /\bdckr_pat_[A-Za-z0-9_-]{20,}/,
-    /\bwhsec_[A-Za-z0-9+/=]{20,}/,
-    /\bhvs\.[A-Za-z0-9_-]{24,}/, // Vault
-    /\bATATT[A-Za-z0-9_=-]{20,}/, // Atlassian
-    /\b(?:gsk|r8|lin_api)_[A-Za-z0-9]{20,}/,
-    /\bxai-[A-Za-z0-9]{20,}/,
-    /\bya29\.[A-Za-z0-9_-]{20,}/, // Google OAuth access tokens
-    /\b(?:secret|ntn)_[A-Za-z0-9]{40,}/, // Notion
-    /\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b/, // Airtable
-    // A private key's body without its armour: PKCS#1 and PKCS#8 RSA, EC, OpenSSH.
-    /\bMII[A-Za-z0-9+/]{2,3}IBA(?:AKC|DANBgkqhkiG9w0BAQEFAASC)/,
-    /\bMHcCAQEE[A-Za-z0-9+/]{20}/,
-    /\bb3BlbnNzaC1rZXktdjE[A-Za-z0-9+/]{20}/,
-  ]
-    .map((pattern) => `(?:${pattern.source})`)
-    .join("|"),
-  "g",
-);
+export const CREDENTIAL_FORMATS: readonly RegExp[] = [
+  /\b(?:sk|rk)-(?=[A-Za-z0-9_-]{0,200}[0-9])(?=[A-Za-z0-9_-]{0,200}[A-Z])[A-Za-z0-9_-]{16,}/,
+  /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/,
+  /\bgh[pousr]_[A-Za-z0-9]{20,}/,
+  /\bgithub_pat_[A-Za-z0-9_]{22,}/,
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}/,
+  /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/,
+  /\bnpm_[A-Za-z0-9]{30,}/,
+  /\bglpat-[A-Za-z0-9_-]{20,}/,
+  /\bAIza[0-9A-Za-z_-]{35}/,
+  /\bhf_[A-Za-z0-9]{30,}/,
+  /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/, // SendGrid
+  /\b[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}/, // Telegram bot tokens
+  /\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}/, // Discord bot tokens
+  /\bhooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{16,}/,
+  /\bdiscord(?:app)?\.com\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]{30,}/,
+  /\bkey-[0-9a-z]{32}\b/, // Mailgun
+  /\bSK[0-9a-f]{32}\b/, // Twilio
+  /\bshp(?:at|ss|ca|pa)_[A-Fa-f0-9]{32}\b/, // Shopify
+  /\bdop_v1_[a-f0-9]{64}\b/, // DigitalOcean
+  /\bpypi-AgE[A-Za-z0-9_-]{50,}/,
+  /\bdckr_pat_[A-Za-z0-9_-]{20,}/,
+  /\bwhsec_[A-Za-z0-9+/=]{20,}/,
+  /\bhvs\.[A-Za-z0-9_-]{24,}/, // Vault
+  /\bATATT[A-Za-z0-9_=-]{20,}/, // Atlassian
+  /\b(?:gsk|r8|lin_api)_[A-Za-z0-9]{20,}/,
+  /\bxai-[A-Za-z0-9]{20,}/,
+  /\bya29\.[A-Za-z0-9_-]{20,}/, // Google OAuth access tokens
+  /\b(?:secret|ntn)_[A-Za-z0-9]{40,}/, // Notion
+  /\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b/, // Airtable
+  // A private key's body without its armour: PKCS#1 and PKCS#8 RSA, EC, OpenSSH.
+  /\bMII[A-Za-z0-9+/]{2,3}IBA(?:AKC|DANBgkqhkiG9w0BAQEFAASC)/,
+  /\bMHcCAQEE[A-Za-z0-9+/]{20}/,
+  /\bb3BlbnNzaC1rZXktdjE[A-Za-z0-9+/]{20}/,
+];
+const TOKEN = new RegExp(CREDENTIAL_FORMATS.map((pattern) => `(?:${pattern.source})`).join("|"), "g");
 
 /** The characters keys and tokens are made of; a run of them long enough to be one is looked into (`keyRuns`). */
 const SHORTEST_RUN = 16;
