@@ -411,7 +411,9 @@ export class Provenance {
   /** Whether the value's own whole form (the full URL, not only its host) was seen in some input. */
   private seenWhole(state: SessionTrust, arg: ArgumentValue): boolean {
     const first = argumentForms(arg.raw).whole[0];
-    return first !== undefined && state.values?.get(this.hasher.hash(first)) !== undefined;
+    const hit = first === undefined ? undefined : state.values?.get(this.hasher.hash(first));
+    // A link a command printed may be one the session built from what it read (`printf 'https://x/?d=%s' "$(base64 < .env)"`).
+    return hit !== undefined && hit.source?.computed !== true;
   }
 
   /**

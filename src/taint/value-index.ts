@@ -23,6 +23,11 @@ export interface ValueSource {
   readonly label: string;
   readonly tool?: string;
   readonly callId?: string;
+  /**
+   * The output of code the call ran (a command, a script): text the session may have put together
+   * from what it holds, so a value in it is never taken as a copy of someone else's (`tainted: copied`).
+   */
+  readonly computed?: boolean;
 }
 
 export interface ValueHit {
@@ -109,7 +114,10 @@ export class ValueIndex {
       this.sources.push(source);
       return this.sources.length - 1;
     }
-    this.sources[MAX_SOURCES - 1] = source;
+    // The last slot is shared once the table is full: a value a command printed must not come to
+    // look like a copy of a later page's (`computed` stays).
+    const last = this.sources[MAX_SOURCES - 1];
+    this.sources[MAX_SOURCES - 1] = last?.computed === true && source.computed !== true ? { ...source, computed: true } : source;
     return MAX_SOURCES - 1;
   }
 
