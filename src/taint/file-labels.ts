@@ -221,7 +221,7 @@ export class FileLabels {
     const prefix = dir.endsWith("/") ? dir : `${dir}/`;
     for (const [path, label] of this.labels) {
       if (trustRank(codeLevel(label)) >= trustRank(above) || (path !== dir && !path.startsWith(prefix))) continue;
-      if (!label.tree && NOT_CODE.test(path)) continue;
+      if (!label.tree && NOT_CODE.test(path) && !READ_AS_CODE.test(path)) continue;
       yield { path, label };
     }
     // A label on a directory above it (a clone, an extracted archive) covers it too.
@@ -391,6 +391,13 @@ function parentOf(path: string): string | undefined {
   return path.slice(0, cut);
 }
 
-/** Files no build or test runs: documents, media and logs. */
+/**
+ * Text files that builds, installs and test runners read as code by default, though named like
+ * documents: CMake's lists, pip's requirements and constraints (their options name indexes and
+ * run setup code), and the `test*.txt` doctest files pytest collects.
+ */
+const READ_AS_CODE = /(?:^|\/)(?:CMakeLists\.txt|requirements[^/]*\.txt|constraints[^/]*\.txt|test[^/]*\.txt)$/i;
+
+/** Files no build or test runs: documents, media and logs (but see `READ_AS_CODE`). */
 const NOT_CODE =
   /\.(?:md|markdown|txt|rst|adoc|csv|tsv|log|pdf|png|jpe?g|gif|webp|bmp|ico|mp3|wav|ogg|opus|m4a|flac|mp4|mov|webm|docx?|xlsx?|pptx?|odt|ods|odp|rtf|epub)$/i;

