@@ -281,15 +281,19 @@ export class CompiledPolicy implements RulePolicy {
       if (arg.derived) continue;
       // A recipient is an address on the channel the call names, if it names one.
       const channel = role === "recipient" ? channelArgument(args) : undefined;
-      for (const value of valuesAt(args, arg.segments)) {
-        if (typeof value === "string" ? value.trim() === "" : typeof value !== "number") continue;
-        out.push({
-          argument: arg.spec.at,
-          role,
-          raw: String(value),
-          ...(arg.spec.tainted === "copied" ? { copied: true } : {}),
-          ...(channel ? { channel } : {}),
-        });
+      for (const found of valuesAt(args, arg.segments)) {
+        // A structured value (`phones: [{ type, value }]`) is decided by every string in it: a role
+        // on a field the manifest did not spell out to its leaves never lets a value through unseen.
+        for (const value of typeof found === "object" && found !== null ? leavesOf(found) : [found]) {
+          if (typeof value === "string" ? value.trim() === "" : typeof value !== "number") continue;
+          out.push({
+            argument: arg.spec.at,
+            role,
+            raw: String(value),
+            ...(arg.spec.tainted === "copied" ? { copied: true } : {}),
+            ...(channel ? { channel } : {}),
+          });
+        }
       }
     }
     return out;
@@ -373,4 +377,19 @@ function below(path: string | undefined, dir: string): string | undefined {
 function channelArgument(args: unknown): string | undefined {
   const channel = args && typeof args === "object" ? (args as { channel?: unknown }).channel : undefined;
   return typeof channel === "string" && channel.trim() ? channel.trim() : undefined;
+}
+
+/** At most this many strings and numbers are taken from one structured argument value. */
+const MAX_LEAVES = 64;
+
+/** The strings and numbers inside a structured argument value, depth first (bounded in count and depth). */
+function leavesOf(root: object): unknown[] {
+  const out: unknown[] = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (out.length >= MAX_LEAVES) return;
+    if (typeof value === "string" || typeof value === "number") out.push(value);
+    else if (typeof value === "object" && value !== null && depth < 6) for (const item of Object.values(value)) visit(item, depth + 1);
+  };
+  visit(root, 0);
+  return out;
 }
