@@ -10,7 +10,16 @@ import { causeOf, decide, type Decision, type DecisionInput, type RulePolicy } f
 import { DecisionMemo, type MakeVerdict } from "./decision-memo.ts";
 import type { ManifestEntry, ManifestRegistry } from "./manifests.ts";
 import { builtinPathRules, PathRules, type HostLocations } from "./path-rules.ts";
-import { callFacts, decidedModes, repositoriesFrom, type CallEnvironment, type CallFacts, type HostSettings, type PathResolver } from "./touches.ts";
+import {
+  callFacts,
+  decidedModes,
+  repositoriesFrom,
+  type CallEnvironment,
+  type CallFacts,
+  type HostSettings,
+  type PathResolver,
+  type SelectedMode,
+} from "./touches.ts";
 import { valuesAt } from "./arguments.ts";
 import { DECISION_ROLES, type ArgumentRole } from "./manifest-schema.ts";
 import type { ArgumentValue, ProvenanceSettings } from "../taint/provenance.ts";
@@ -189,7 +198,8 @@ export class CompiledPolicy implements RulePolicy {
     const entry = this.manifests.lookup(tool.name);
     if (!entry || (entry.arguments.length === 0 && entry.modes.length === 0)) return undefined;
     const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
-    return callFacts(entry.arguments, entry.modes, args, derivedPaths, agentId, this.callEnv, entry.environment);
+    const facts = callFacts(entry.arguments, entry.modes, args, derivedPaths, agentId, this.callEnv, entry.environment);
+    return facts && steersHarness(entry, args, facts) ? { ...facts, modes: [...facts.modes, HARNESS_MODE] } : facts;
   }
 
   /**
@@ -392,4 +402,28 @@ function leavesOf(root: object): unknown[] {
   };
   visit(root, 0);
   return out;
+}
+
+/**
+ * A message into an external harness session (ACP: `agent:<agentId>:acp:<id>`, a coding agent
+ * OpenClaw runs on the host) is an instruction to a program whose own tool calls ClawOS never sees:
+ * lowering that session stops nothing there. Such a send is decided as running a command, as the
+ * spawn of the harness was (`sessions_spawn` with `runtime: "acp"`).
+ */
+const HARNESS_MODE: SelectedMode = {
+  name: "instructing an external ACP harness session, which runs a coding agent on the host",
+  capabilities: ["proc:exec"],
+  minInputTrust: "owner",
+  riskLevel: "critical",
+  decisions: false,
+};
+const HARNESS_SESSION = /^agent:[^:\s]+:acp:/i;
+
+function steersHarness(entry: ManifestEntry, args: unknown, facts: CallFacts): boolean {
+  if (!entry.manifest.capabilities.includes("message:send") || facts.modes.some((m) => m.readOnly)) return false;
+  for (const arg of entry.arguments) {
+    if (arg.spec.role !== "target-session") continue;
+    for (const value of valuesAt(args, arg.segments)) if (typeof value === "string" && HARNESS_SESSION.test(value.trim())) return true;
+  }
+  return false;
 }
