@@ -1814,6 +1814,14 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     expect(test.outcome).toBe("allow");
   });
 
+  it("a virtual environment is installed dependencies: the owner's venv runs the owner's tests unasked", () => {
+    const { engine, workspace } = makeEngine(ENFORCE);
+    mkdirSync(join(workspace, "svc"), { recursive: true });
+    ownerSays(engine, "set up a virtualenv for svc, install the requirements and run the tests");
+    result(engine, "exec", { command: "cd svc && python3 -m venv .venv && .venv/bin/pip install -q -r requirements.txt" }, "", "v1");
+    expect(engine.gate(call("exec", { params: { command: "cd svc && .venv/bin/pytest -q" } })).outcome).toBe("allow");
+  });
+
   it("text files a build, an install or a test runner reads as code count as code: requirements, CMake lists, pytest's test*.txt", () => {
     for (const [path, command] of [
       ["requirements.txt", "pip install -r requirements.txt"],

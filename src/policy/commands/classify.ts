@@ -2761,7 +2761,9 @@ class Walker {
           }
         }
         if ((module === "venv" || module === "virtualenv") && rest.length) {
-          for (const w of rest) if (!w.text.startsWith("-")) this.write(ctx, w.text, base);
+          // An environment is installed dependencies (its pip, what is installed into it later): the
+          // code the call chose, like uv's or npm's, not the project's own files.
+          for (const w of rest) if (!w.text.startsWith("-")) this.fetch(ctx, w.text, base, true);
           this.notReadOnly(`${label} -m ${module} creates a virtual environment`);
           return;
         }
