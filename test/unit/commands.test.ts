@@ -244,6 +244,9 @@ describe("classifyCommand: commands that are not read-only", () => {
     ["sudo -E tail /var/log/syslog", { programs: ["sudo", "tail"] }, /sudo runs a command as another user/],
     ["sudo tail /var/log/../../etc/ssh/ssh_host_ed25519_key", { programs: ["sudo", "tail"] }, /as root \(sudo\)/],
     ["sudo rm /var/log/x.log", { programs: ["sudo", "rm"] }, /sudo runs a command as another user/],
+    // Variables sudo sets for the command are read as env's are: the program is the one after them.
+    ["sudo DEBIAN_FRONTEND=noninteractive apt-get install -y nginx", { programs: ["sudo", "apt-get"] }, /sudo sets DEBIAN_FRONTEND/],
+    ["sudo LD_PRELOAD=/tmp/x.so tail /var/log/syslog", { programs: ["sudo", "tail"] }, /sudo sets LD_PRELOAD/],
     ["env FOO=1 rm x", { writes: ["x"], programs: ["env", "rm"] }, /rm deletes files/],
     ["xargs rm < list", { reads: ["list"], programs: ["xargs", "rm"] }, /rm deletes files/],
     ["ls | xargs cat", { programs: ["ls", "xargs", "cat"] }, /only known at run time/],

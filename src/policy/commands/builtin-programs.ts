@@ -2462,6 +2462,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         "--other-user",
       ],
       shellFlags: ["-s", "-i", "--shell", "--login", "-e", "--edit"],
+      // `sudo DEBIAN_FRONTEND=noninteractive apt-get ...`: variables set for the command, as env does.
+      assignments: true,
       strong: true,
       alone: "shell",
       remoteRead: true,
