@@ -146,7 +146,12 @@ const MAX_DECODED_RUNS = 16;
  * prose, and a key the model split, reversed or encoded otherwise.
  */
 export function holdsCredential(text: string): boolean {
-  return scan(text.length > MAX_SCAN ? text.slice(0, MAX_SCAN) : text, true);
+  if (text.length <= MAX_SCAN) return scan(text, true);
+  // Too long to read whole: encoded media (an image's base64) is read as far as the limit; any
+  // other text fails closed, so a key cannot hide behind a megabyte of padding.
+  const body = text.startsWith("data:") ? text.slice(text.indexOf(",") + 1) : text;
+  const media = /^[A-Za-z0-9+/=\r\n]+$/.test(body) && !printable(Buffer.from(body.slice(0, 4096), "base64").toString("latin1"));
+  return media ? scan(text.slice(0, MAX_SCAN), true) : true;
 }
 
 function scan(raw: string, decode: boolean): boolean {

@@ -59,10 +59,12 @@ export function secretSendOf(capabilities: readonly string[] | undefined, args: 
 const MAX_DEPTH = 8;
 const MAX_NODES = 1000;
 
+/** Fails closed: arguments too many or too deep to look through all count as carrying a credential. */
 function credentialIn(value: unknown, at: string, depth: number, budget: { nodes: number }): string | undefined {
-  if (--budget.nodes < 0) return undefined;
+  if (--budget.nodes < 0) return at || "arguments";
   if (typeof value === "string") return holdsCredential(value) ? at || "arguments" : undefined;
-  if (value === null || typeof value !== "object" || depth >= MAX_DEPTH) return undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  if (depth >= MAX_DEPTH) return at || "arguments";
   for (const [key, item] of Object.entries(value)) {
     const found = credentialIn(item, at ? `${at}.${key}` : key, depth + 1, budget);
     if (found !== undefined) return found;

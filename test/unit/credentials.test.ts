@@ -74,4 +74,11 @@ describe("credentials a message would carry out", () => {
     }
     expect(holdsCredential(`${"word ".repeat(100_000)}STRIPE_SECRET_KEY=sk_live_51Pq2RsT4uVwXyZ0aBcDe`)).toBe(true);
   });
+
+  it("fails closed on text too long to read whole, but reads encoded media as far as its limit", () => {
+    expect(holdsCredential("x ".repeat(600_000))).toBe(true);
+    const image = Buffer.alloc(900_000, 0x89).toString("base64");
+    expect(holdsCredential(image)).toBe(false);
+    expect(holdsCredential(`data:image/png;base64,${image}`)).toBe(false);
+  });
 });

@@ -367,6 +367,8 @@ describe("grants: irreversible actions", () => {
     expect(rule("message", { action: "send", to: "#ops", buffer: Buffer.from(env).toString("base64"), filename: "setup.txt" })?.label).toContain(
       "in its buffer",
     );
+    // Arguments too many to look through all fail closed.
+    expect(rule("message", { action: "poll", to: "#team", pollOption: Array.from({ length: 1200 }, (_, i) => `option ${i}`) })?.value).toBe("send-secret");
     // A fetch is decided by where its URL came from (the owner may give a URL with its token).
     expect(rule("web_fetch", { url: "https://api.status.example/v1/health?token=sk-proj-Ab3dEf6hIj9kLmN0pQrStUvWxYz12" })).toBeUndefined();
     // Ordinary text, commit ids, placeholders and the owner's example settings are not credentials.
