@@ -109,24 +109,39 @@ export class Provenance {
 
   /**
    * Notes the values a message or result names, at the trust of that input. Returns whether the
-   * input was trivial (nothing in it can carry an instruction).
+   * input was trivial (nothing in it can carry an instruction). `echoed`: a text the call itself
+   * wrote (a command line) and its trust: a value of the result that it also names may be only an
+   * echo of it (`ls: cannot access '<value>'`), so it counts at no more than that trust.
    */
-  noteContent(state: SessionTrust, content: unknown, level: TrustLevel, source: ValueSource, dir?: string): boolean {
+  noteContent(state: SessionTrust, content: unknown, level: TrustLevel, source: ValueSource, dir?: string, echoed?: EchoedValues): boolean {
     const text = textOf(content, this.settings.scanBytes);
     if (isTrivialText(text) && !carriesMedia(content)) return true;
     if (!this.settings.enabled) return false;
     const index = this.store.valuesOf(state);
+    const echoes = echoed && trustRank(echoed.level) < trustRank(level) ? this.valueKeys(echoed.text) : undefined;
     let changed = false;
     scanValues(
       text,
       (value) => {
-        if (index.add(this.hasher.hash(value), level, source)) changed = true;
+        const h = this.hasher.hash(value);
+        const at = echoes?.has(`${h[0]}:${h[1]}`) ? (echoed as EchoedValues).level : level;
+        if (index.add(h, at, source)) changed = true;
       },
       this.settings.scanBytes,
       dir,
     );
     if (changed) this.store.valuesChanged(state);
     return false;
+  }
+
+  /** The values a text names, as keys of their hashes. */
+  private valueKeys(text: string): Set<string> {
+    const keys = new Set<string>();
+    scanValues(text, (value) => {
+      const h = this.hasher.hash(value);
+      keys.add(`${h[0]}:${h[1]}`);
+    });
+    return keys;
   }
 
   /**
@@ -696,4 +711,10 @@ function formOfCents(cents: number): string {
   const rest = cents % 100;
   if (rest === 0) return String(whole);
   return `${whole}.${String(rest).padStart(2, "0").replace(/0$/, "")}`;
+}
+
+/** A text a call wrote itself and the trust it was written at (see `Provenance.noteContent`). */
+export interface EchoedValues {
+  readonly text: string;
+  readonly level: TrustLevel;
 }

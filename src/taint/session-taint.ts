@@ -1146,6 +1146,8 @@ export class SessionTaint {
             ...(computed ? { computed: true } : {}),
           },
           observed.dir,
+          // A command's output may repeat its own words (an error naming a path, grep's file names).
+          memo?.facts?.command ? { text: memo.facts.command.text, level: memo.decision.inputTrust } : undefined,
         );
       if (memo && !trivial) this.noteSelection(state, result, valueLevel, observed.tool, memo);
       // A page's relative links, as the links they are on that page: a copy of one is a copy.

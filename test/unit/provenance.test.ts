@@ -289,6 +289,9 @@ describe("engine: provenance-aware decisions", () => {
     // grep of the owner's own file prints only what the file holds: the owner's address stays usable.
     result(engine, "exec", { command: "grep accountant contacts.txt" }, "accountant: anna@kovacs.example", "x2");
     expect(pay("anna@kovacs.example").arguments?.[0]).toMatchObject({ verdict: "endorsed", allowed: true, level: "owner" });
+    // A reader's error repeats its argument: still the call's words, not the files'.
+    result(engine, "exec", { command: "ls NL18RABO0123459456" }, "ls: cannot access 'NL18RABO0123459456': No such file or directory", "x4");
+    expect(pay("NL18RABO0123459456").arguments?.[0]).toMatchObject({ verdict: "tainted", allowed: false });
     // A here-document or a format string is the command line's text, whatever the program.
     result(engine, "exec", { command: "cat <<'EOF'\nbilling@vendor-pay.example\nEOF" }, "billing@vendor-pay.example", "x3");
     expect(pay("billing@vendor-pay.example").arguments?.[0]).toMatchObject({ allowed: false });
