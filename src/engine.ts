@@ -128,6 +128,8 @@ export class Engine {
       let facts = mode === "off" ? undefined : policy.factsFor(tool, call.params, call.derivedPaths, call.agentId);
       // A read whose result reaches the requester in the reply holds only for a requester trusted enough.
       if (facts?.modes[0]?.requester) facts = forRequester(facts, this.taint.requesterTrust(call.requester));
+      // A send into a session named by a harness's label or agent id is decided as its key would be.
+      if (facts && this.taint.knowsHarnesses) facts = policy.withNamedHarness(tool, call.params, facts, (value) => this.taint.namesHarness(value));
       const irreversible = mode === "off" ? [] : policy.irreversibleFor(tool, call.params, facts);
       // A build or test runs the files of its tree: one written at lower trust lowers the call,
       // and an operator's allow rule for the command does not cover it.

@@ -28,9 +28,15 @@ export const BUILTIN_PATH_RULES: readonly PathRule[] = [
   { pattern: "{state}/credentials/**", zone: "secret", label: "OpenClaw's credential store" },
   { pattern: "{state}/identity/**", zone: "secret", label: "OpenClaw's device identity keys" },
   { pattern: "{state}/agents/*/agent/**", zone: "secret", label: "an agent's auth profiles and transcripts" },
+  { pattern: "{state}/agents/*/sessions/**", zone: "secret", label: "an agent's session transcripts (the owner's private messages and tool output)" },
   // OpenClaw's default state directory and its profiles' (~/.openclaw-<profile>), whichever one this gateway runs from.
   { pattern: "{home}/{.openclaw,.openclaw-*}/{openclaw.json*,.env}", zone: "secret", label: "an OpenClaw config or environment file" },
   { pattern: "{home}/{.openclaw,.openclaw-*}/{credentials,identity}/**", zone: "secret", label: "an OpenClaw credential store or identity keys" },
+  {
+    pattern: "{home}/{.openclaw,.openclaw-*}/agents/*/{agent,sessions}/**",
+    zone: "secret",
+    label: "an agent's auth profiles, session rows and transcripts (the owner's private messages and tool output)",
+  },
   { pattern: "/proc/*/environ", zone: "secret", label: "a process's environment (it holds keys and tokens)" },
   { pattern: "{home}/.ssh/**", zone: "secret", label: "SSH keys and config" },
   { pattern: "{home}/.aws/**", zone: "secret", label: "AWS credentials" },

@@ -199,7 +199,26 @@ export class CompiledPolicy implements RulePolicy {
     if (!entry || (entry.arguments.length === 0 && entry.modes.length === 0)) return undefined;
     const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
     const facts = callFacts(entry.arguments, entry.modes, args, derivedPaths, agentId, this.callEnv, entry.environment);
-    return facts && steersHarness(entry, args, facts) ? { ...facts, modes: [...facts.modes, HARNESS_MODE] } : facts;
+    return facts && steersHarness(entry, args, facts, isHarnessKey) ? { ...facts, modes: [...facts.modes, HARNESS_MODE] } : facts;
+  }
+
+  /**
+   * The call's facts with the harness mode added when it sends into a session named by a label or
+   * an agent id that L1 saw given to an external harness at its spawn (`named`).
+   */
+  withNamedHarness(tool: ResolvedTool, params: unknown, facts: CallFacts | undefined, named: (value: string) => boolean): CallFacts | undefined {
+    const entry = this.manifests.lookup(tool.name);
+    if (!entry || !facts || facts.modes.includes(HARNESS_MODE)) return facts;
+    const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
+    return steersHarness(entry, args, facts, named) ? { ...facts, modes: [...facts.modes, HARNESS_MODE] } : facts;
+  }
+
+  /** A spawn of an external harness (`sessions_spawn` with `runtime: "acp"`): the names a send could reach it by (its label, its agent id). */
+  harnessNames(tool: ResolvedTool, params: unknown): string[] {
+    if (tool.name !== "sessions_spawn") return [];
+    const args = (tool.via ? (params as { args?: unknown } | undefined)?.args : params) as Record<string, unknown> | undefined;
+    if (!args || typeof args !== "object" || String(args.runtime ?? "").toLowerCase() !== "acp") return [];
+    return [args.label, args.agentId, args.agent_id].filter((v): v is string => typeof v === "string" && v.trim() !== "").map((v) => v.trim().toLowerCase());
   }
 
   /**
@@ -419,11 +438,15 @@ const HARNESS_MODE: SelectedMode = {
 };
 const HARNESS_SESSION = /^agent:[^:\s]+:acp:/i;
 
-function steersHarness(entry: ManifestEntry, args: unknown, facts: CallFacts): boolean {
+function isHarnessKey(value: string): boolean {
+  return HARNESS_SESSION.test(value);
+}
+
+function steersHarness(entry: ManifestEntry, args: unknown, facts: CallFacts, harness: (value: string) => boolean): boolean {
   if (!entry.manifest.capabilities.includes("message:send") || facts.modes.some((m) => m.readOnly)) return false;
   for (const arg of entry.arguments) {
     if (arg.spec.role !== "target-session") continue;
-    for (const value of valuesAt(args, arg.segments)) if (typeof value === "string" && HARNESS_SESSION.test(value.trim())) return true;
+    for (const value of valuesAt(args, arg.segments)) if (typeof value === "string" && harness(value.trim().toLowerCase())) return true;
   }
   return false;
 }

@@ -134,13 +134,20 @@ export class Provenance {
     return false;
   }
 
-  /** The values a text names, as keys of their hashes. */
+  /**
+   * The values a command line names, as keys of their hashes: as written, and with quotes and
+   * escapes taken out and option values split off (`NL18''RABO...`, `--group-separator=<value>`,
+   * `--time-style=+<value>`), as the program sees its words.
+   */
   private valueKeys(text: string): Set<string> {
     const keys = new Set<string>();
-    scanValues(text, (value) => {
+    const add = (value: string) => {
       const h = this.hasher.hash(value);
       keys.add(`${h[0]}:${h[1]}`);
-    });
+    };
+    scanValues(text, add);
+    const words = text.replace(/["'\\`]/g, "").replace(/[=+:,;|&(){}<>]/g, " ");
+    if (words !== text) scanValues(words, add);
     return keys;
   }
 

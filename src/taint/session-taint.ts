@@ -108,6 +108,8 @@ interface PendingSpawn {
   readonly at: number;
 }
 
+/** At most this many harness names are kept (the oldest go first). */
+const MAX_HARNESS_NAMES = 256;
 const MAX_PENDING_SPAWNS = 64;
 const MAX_PENDING_RESULTS = 64;
 const MAX_PENDING_MESSAGES = 16;
@@ -136,6 +138,8 @@ const MAX_ENTRY_KEY = 1024;
 export class SessionTaint {
   readonly store: SessionStore;
   private policy: CompiledPolicy;
+  /** Labels and agent ids given to external harnesses at their spawn (most recent last), for `namesHarness`. */
+  private readonly harnesses = new Set<string>();
   private readonly onTrustChange: (change: TrustChange) => void;
   private readonly now: () => number;
   /** Recent decided calls: results of blocked calls do not taint, tool_call results use the inner tool. */
@@ -382,6 +386,11 @@ export class SessionTaint {
       if (decision.outcome === "allow" && call.sessionKey && !this.resultHooksLive) this.notePendingResult(call.sessionKey, call.toolCallId, call.isSubagent);
     }
     if (decision.outcome !== "allow") return;
+    for (const name of this.policy.harnessNames(tool, call.params)) {
+      this.harnesses.delete(name);
+      this.harnesses.add(name);
+      if (this.harnesses.size > MAX_HARNESS_NAMES) this.harnesses.delete(this.harnesses.values().next().value as string);
+    }
     if (decision.inputTrust === "owner" && call.sessionKey && this.policy.tagging && this.policy.provenance.enabled) this.noteChosenValues(call, tool, facts);
     if (facts && facts.writes.length > 0 && this.policy.tagging) this.labelWrites(call, tool, decision, facts);
     const capabilities = decision.capabilities;
@@ -396,6 +405,16 @@ export class SessionTaint {
   }
 
   // ---- inputs -----------------------------------------------------------------------------
+
+  /** Whether any external harness was seen spawned (`namesHarness` has something to find). */
+  get knowsHarnesses(): boolean {
+    return this.harnesses.size > 0;
+  }
+
+  /** Whether a session target (a label, an agent id) names an external harness this gateway saw spawned. */
+  namesHarness(value: string): boolean {
+    return this.harnesses.has(value);
+  }
 
   /** A tool result entered its session (after_tool_call, tool_result_persist). */
   observeResult(result: ToolResult): ObservedResult | undefined {
@@ -1127,7 +1146,7 @@ export class SessionTaint {
       if (memo) memo.indexed = true;
       const state = this.store.get(result.sessionKey, initial);
       const valueLevel = observed.values ?? observed.level;
-      const computed = memo !== undefined && this.policy.manifests.lookup(memo.tool.name)?.manifest.capabilities.includes("proc:exec") === true;
+      const computed = memo !== undefined && runsCode(this.policy.manifests.lookup(memo.tool.name)?.manifest.capabilities);
       // The receipt of a message this session sent (a status, the provider's ids, the channel's
       // name) holds nobody's words; only a sending call's own result is read so.
       const receipt =
@@ -1451,4 +1470,12 @@ function printsOnlyFiles(command: CommandFacts): boolean {
   // `rg -r TEXT` replaces each match with TEXT; `diff -L TEXT` prints TEXT as a file's label.
   if (programs.includes("rg") && /(?:^|\s)-[A-Za-z]*r/.test(command.text)) return false;
   return !(programs.includes("diff") && /(?:^|\s)-L/.test(command.text));
+}
+
+/**
+ * Tools whose output is what code the session chose printed: commands and their background runs
+ * (`process` polls and logs), sandboxed code. A value in it may be one the session put together.
+ */
+function runsCode(capabilities: readonly string[] | undefined): boolean {
+  return capabilities?.some((c) => c.startsWith("proc:") || c === "code:sandbox") === true;
 }
