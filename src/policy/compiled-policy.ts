@@ -337,8 +337,7 @@ export class CompiledPolicy implements RulePolicy {
       for (const a of view.irreversibleActions) if (!this.irreversibleOff.has(a.id) && !out.some((o) => o.id === a.id)) out.push(a);
     }
     if (!this.irreversibleOff.has(SECRET_SEND.id)) {
-      const secretReads = facts ? facts.touches.filter((t) => t.kind === "secret-read").map((t) => t.argument) : [];
-      const through = secretSendOf(this.manifests.lookup(tool.name)?.manifest.capabilities, args, secretReads);
+      const through = secretSendOf(this.manifests.lookup(tool.name)?.manifest.capabilities, args, facts?.touches ?? []);
       if (through !== undefined) out.push({ id: SECRET_SEND.id, action: `${SECRET_SEND.action}, in its ${through}` });
     }
     return out;

@@ -49,11 +49,15 @@ const EGRESS = ["message:send", "net:publish"];
  * (see `SECRET_SEND`), as a dotted path (`message`, `presentation.blocks.0.text`), or undefined.
  * Every string the call passes is looked at, not only the manifest's `content` arguments: a host
  * reads text from many parameters (a quote, a poll's options, a card's buttons, an attachment's
- * base64 bytes). Else the first argument the call reads from a secret path (`secretPaths`).
+ * base64 bytes). Else the first argument through which the call reads a secret path (`touches`).
  */
-export function secretSendOf(capabilities: readonly string[] | undefined, args: unknown, secretPaths: readonly string[]): string | undefined {
+export function secretSendOf(
+  capabilities: readonly string[] | undefined,
+  args: unknown,
+  touches: readonly { readonly kind: string; readonly argument: string }[],
+): string | undefined {
   if (!capabilities?.some((c) => EGRESS.includes(c))) return undefined;
-  return credentialIn(args, "", 0, { nodes: MAX_NODES }) ?? secretPaths[0];
+  return credentialIn(args, "", 0, { nodes: MAX_NODES }) ?? touches.find((t) => t.kind === "secret-read")?.argument;
 }
 
 const MAX_DEPTH = 8;
