@@ -13,7 +13,7 @@ import { resultLabel } from "./labels.ts";
 import { OwnerAddresses } from "./owner-addresses.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts";
 import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
-import type { CallFacts, CommandFacts, FileRef } from "../policy/touches.ts";
+import type { CallFacts, FileRef } from "../policy/touches.ts";
 import { codeLevel, FileLabels } from "./file-labels.ts";
 import {
   isDirectory,
@@ -1039,7 +1039,7 @@ export class SessionTaint {
     if (!view.parsed || view.network || view.external || view.fetches.length > 0) return undefined;
     // What a command prints of its own command line (echo, printf, a sed replacement, a format
     // string, a here-document) was written by the call: it counts at the call's trust, not at that of
-    // the files it reads, unless the command only prints what its files hold (`printsOnlyFiles`).
+    // the files it reads, unless the command only prints what its files hold (`printsOwnWords`).
     const own = memo.decision.inputTrust;
     if (view.readOnly) {
       // A directory it reads is the files below it, unless only their names were listed (ls, find).
@@ -1050,7 +1050,7 @@ export class SessionTaint {
         level = minTrust(level, read);
         if (file.listing) values = minTrust(values, this.provenance.namesTrust(file.forms, read));
       }
-      if (!printsOnlyFiles(command)) {
+      if (view.printsOwnWords) {
         level = minTrust(level, own);
         values = minTrust(values, own);
       }
@@ -1429,47 +1429,6 @@ function namedLabel(tool: string, namer: Namer): string {
 /** A call's key among a session's calls (ids are only unique within a session). */
 function callKey(sessionKey: string, toolCallId: string): string {
   return `${sessionKey}\u0000${toolCallId}`;
-}
-
-/**
- * Programs whose output is only what the files they read hold (or their names and sizes): a
- * value in it is one of those files', never one the command line wrote.
- */
-const PRINTS_FILES = new Set([
-  "cat",
-  "head",
-  "tail",
-  "grep",
-  "egrep",
-  "fgrep",
-  "rg",
-  "wc",
-  "ls",
-  "find",
-  "du",
-  "df",
-  "tree",
-  "sort",
-  "uniq",
-  "nl",
-  "tac",
-  "less",
-  "more",
-  "diff",
-  "git",
-  "file",
-  "pwd",
-]);
-/** Options of those programs that print text given on the command line (a format, a label, a replacement). */
-const PRINTS_ITS_OWN = /(?:^|\s)(?:-f?printf\b|--(?:format|pretty|label|output-delimiter|replace)\b)|<</;
-
-/** Whether a read-only command prints only what its files hold (see `PRINTS_FILES`): no here-document, no format or replacement text. */
-function printsOnlyFiles(command: CommandFacts): boolean {
-  const { programs } = command.view;
-  if (!programs.every((p) => PRINTS_FILES.has(p)) || PRINTS_ITS_OWN.test(command.text)) return false;
-  // `rg -r TEXT` replaces each match with TEXT; `diff -L TEXT` prints TEXT as a file's label.
-  if (programs.includes("rg") && /(?:^|\s)-[A-Za-z]*r/.test(command.text)) return false;
-  return !(programs.includes("diff") && /(?:^|\s)-L/.test(command.text));
 }
 
 /**

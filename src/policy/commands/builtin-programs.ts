@@ -226,9 +226,9 @@ const PACKAGE_MANAGER_RUNS: NonNullable<ProgramSpec["subcommands"]>[number] = {
 
 export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   // ---- read-only programs ---------------------------------------------------------------------
-  { names: ["cat", "rev", "gcat"], kind: "read" },
-  { names: ["tac"], kind: "read", valueFlags: ["-s", "--separator"] },
-  { names: ["nl"], kind: "read", valueFlags: ["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"] },
+  { names: ["cat", "rev", "gcat"], kind: "read", printsFiles: {} },
+  { names: ["tac"], kind: "read", valueFlags: ["-s", "--separator"], printsFiles: { ownWordsFlags: ["-s", "--separator"] } },
+  { names: ["nl"], kind: "read", valueFlags: ["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"], printsFiles: { ownWordsFlags: ["-s"] } },
   { names: ["fold", "fmt"], kind: "read", valueFlags: ["-w", "-p", "-g", "--width", "--prefix", "--goal"] },
   { names: ["expand", "unexpand"], kind: "read", valueFlags: ["-t", "--tabs"] },
   { names: ["paste"], kind: "read", valueFlags: ["-d", "--delimiters"] },
@@ -237,8 +237,13 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     kind: "read",
     valueFlags: ["-h", "-l", "-w", "-W", "-o", "-N", "--header", "--length", "--width", "--page-width", "--indent", "--first-line-number", "--sep-string"],
   },
-  { names: ["head", "tail"], kind: "read", valueFlags: ["-n", "-c", "-s", "--lines", "--bytes", "--sleep-interval", "--pid", "--max-unchanged-stats"] },
-  { names: ["wc"], kind: "read", readFlags: ["--files0-from"] },
+  {
+    names: ["head", "tail"],
+    kind: "read",
+    valueFlags: ["-n", "-c", "-s", "--lines", "--bytes", "--sleep-interval", "--pid", "--max-unchanged-stats"],
+    printsFiles: {},
+  },
+  { names: ["wc"], kind: "read", readFlags: ["--files0-from"], printsFiles: {} },
   {
     names: ["ls", "dir", "vdir"],
     kind: "read",
@@ -260,6 +265,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "--time",
       "--time-style",
     ],
+    printsFiles: { ownWordsFlags: ["--time-style"] },
   },
   {
     names: ["tree"],
@@ -269,6 +275,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     valueFlags: ["-L", "-P", "-I", "-H", "-T", "--filelimit", "--timefmt", "--charset", "--sort"],
     writeFlags: ["-o"],
     unsafeFlags: ["-R"],
+    printsFiles: { ownWordsFlags: ["-H", "-T", "--timefmt"] },
   },
   { names: ["stat"], kind: "read", listsOnly: true, valueFlags: ["-c", "--format", "--printf"] },
   {
@@ -277,6 +284,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     valueFlags: ["-e", "-F", "-P", "--exclude", "--separator", "--parameter"],
     readFlags: ["-m", "-f", "--magic-file", "--files-from"],
     unsafeFlags: ["-C", "--compile"],
+    printsFiles: { ownWordsFlags: ["-F", "--separator"] },
   },
   {
     names: ["du"],
@@ -285,8 +293,9 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     implicit: ".",
     valueFlags: ["-d", "-B", "-t", "--max-depth", "--block-size", "--threshold", "--exclude", "--time-style"],
     readFlags: ["-X", "--exclude-from", "--files0-from"],
+    printsFiles: { ownWordsFlags: ["--time-style"] },
   },
-  { names: ["df"], kind: "read", operands: "strings", valueFlags: ["-B", "-t", "-x", "--block-size", "--type", "--exclude-type"] },
+  { names: ["df"], kind: "read", operands: "strings", valueFlags: ["-B", "-t", "-x", "--block-size", "--type", "--exclude-type"], printsFiles: {} },
   {
     names: [
       "pwd",
@@ -358,6 +367,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     operands: "pattern-then-paths",
     patternFlags: ["-e", "-f", "--regexp", "--file"],
     valueFlags: GREP_VALUES,
+    printsFiles: { ownWordsFlags: ["--label", "--group-separator"] },
     readFlags: ["-f", "--file", "--exclude-from"],
     implicit: ".",
     recursiveFlags: ["-r", "-R", "--recursive", "--dereference-recursive"],
@@ -419,6 +429,9 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     execFlags: ["--pre"],
     followFlags: ["-L", "--follow"],
     implicit: ".",
+    printsFiles: {
+      ownWordsFlags: ["-r", "--replace", "--field-match-separator", "--field-context-separator", "--context-separator", "--path-separator"],
+    },
   },
   {
     names: ["ag"],
@@ -446,7 +459,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     followFlags: ["-f", "--follow"],
     implicit: ".",
   },
-  { names: ["find", "gfind"], kind: "read", handler: "find", listsOnly: true },
+  { names: ["find", "gfind"], kind: "read", handler: "find", listsOnly: true, printsFiles: { ownWordsFlags: ["-printf", "-fprintf"] } },
   {
     names: ["sort"],
     kind: "read",
@@ -454,12 +467,14 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     readFlags: ["--files0-from", "--random-source"],
     writeFlags: ["-o", "--output"],
     execFlags: ["--compress-program"],
+    printsFiles: {},
   },
   {
     names: ["uniq"],
     kind: "read",
     operands: "in-out",
     valueFlags: ["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars", "--group", "--all-repeated"],
+    printsFiles: {},
   },
   { names: ["cut"], kind: "read", valueFlags: ["-b", "-c", "-d", "-f", "--bytes", "--characters", "--delimiter", "--fields", "--output-delimiter"] },
   { names: ["tr"], kind: "read", operands: "strings", inert: true },
@@ -483,6 +498,22 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "--exclude",
     ],
     readFlags: ["-X", "--exclude-from", "--from-file", "--to-file"],
+    printsFiles: {
+      ownWordsFlags: [
+        "-L",
+        "--label",
+        "-D",
+        "--ifdef",
+        "--line-format",
+        "--old-line-format",
+        "--new-line-format",
+        "--unchanged-line-format",
+        "--old-group-format",
+        "--new-group-format",
+        "--changed-group-format",
+        "--unchanged-group-format",
+      ],
+    },
   },
   { names: ["cmp"], kind: "read", valueFlags: ["-i", "-n", "--ignore-initial", "--bytes"] },
   { names: ["comm"], kind: "read", valueFlags: ["--output-delimiter"] },
@@ -564,7 +595,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   },
   { names: ["base64", "base32", "basenc"], kind: "read", valueFlags: ["-w", "--wrap"], readFlags: ["-i", "--input"], writeFlags: ["-o", "--output"] },
   { names: ["zcat", "gzcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "zdiff", "zcmp"], kind: "read" },
-  { names: ["cd", "pushd", "chdir"], kind: "read", handler: "cd", operands: "strings" },
+  { names: ["cd", "pushd", "chdir"], kind: "read", handler: "cd", operands: "strings", printsFiles: {} },
   { names: ["popd"], kind: "read", handler: "popd", operands: "strings" },
   { names: ["export", "declare", "typeset", "local", "readonly"], kind: "read", handler: "assign", operands: "strings" },
   {
@@ -616,6 +647,23 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     kind: "read",
     handler: "git",
     implicit: ".",
+    // Its reads print what the repository holds; these print words of the command line.
+    printsFiles: {
+      ownWordsFlags: [
+        "--format",
+        "--pretty",
+        "--date",
+        "--default",
+        "--sq-quote",
+        "--src-prefix",
+        "--dst-prefix",
+        "--line-prefix",
+        "--output-indicator-new",
+        "--output-indicator-old",
+        "--output-indicator-context",
+        "--prefix",
+      ],
+    },
     infoFlags: ["--version", "--help", "-h", "--exec-path", "--html-path", "--man-path", "--info-path"],
     globalValueFlags: ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--exec-path", "--list-cmds", "--attr-source"],
     noSubcommand: { kind: "read", operands: "strings" },
@@ -2386,14 +2434,25 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     kind: "wrapper",
     wrapper: { valueFlags: ["-u", "-C", "--unset", "--chdir", "-S", "--split-string"], assignments: true, alone: "read" },
   },
-  { names: ["nice"], kind: "wrapper", wrapper: { valueFlags: ["-n", "--adjustment"], alone: "read" } },
-  { names: ["time"], kind: "wrapper", wrapper: { valueFlags: ["-f", "--format"], writeFlags: ["-o", "--output"], alone: "read" } },
-  { names: ["timeout", "gtimeout"], kind: "wrapper", wrapper: { valueFlags: ["-s", "-k", "--signal", "--kill-after"], skip: 1 } },
-  { names: ["nohup"], kind: "wrapper", why: "keeps the command running after the call (and may write nohup.out)", wrapper: {} },
-  { names: ["stdbuf"], kind: "wrapper", wrapper: { valueFlags: ["-i", "-o", "-e", "--input", "--output", "--error"] } },
-  { names: ["ionice", "taskset", "chrt"], kind: "wrapper", wrapper: { valueFlags: ["-c", "-n", "-p", "-t", "--class", "--classdata"] } },
-  { names: ["caffeinate", "setsid", "unbuffer", "builtin", "busybox", "toybox"], kind: "wrapper", wrapper: { alone: "read" } },
-  { names: ["command"], kind: "wrapper", wrapper: { alone: "read", lookupFlags: ["-v", "-V"] } },
+  // A wrapper prints nothing of its own (the command it runs is looked at on its own), but for a format.
+  { names: ["nice"], kind: "wrapper", wrapper: { valueFlags: ["-n", "--adjustment"], alone: "read" }, printsFiles: {} },
+  {
+    names: ["time"],
+    kind: "wrapper",
+    wrapper: { valueFlags: ["-f", "--format"], writeFlags: ["-o", "--output"], alone: "read" },
+    printsFiles: { ownWordsFlags: ["-f", "--format"] },
+  },
+  { names: ["timeout", "gtimeout"], kind: "wrapper", wrapper: { valueFlags: ["-s", "-k", "--signal", "--kill-after"], skip: 1 }, printsFiles: {} },
+  { names: ["nohup"], kind: "wrapper", why: "keeps the command running after the call (and may write nohup.out)", wrapper: {}, printsFiles: {} },
+  { names: ["stdbuf"], kind: "wrapper", wrapper: { valueFlags: ["-i", "-o", "-e", "--input", "--output", "--error"] }, printsFiles: {} },
+  {
+    names: ["ionice", "taskset", "chrt"],
+    kind: "wrapper",
+    wrapper: { valueFlags: ["-c", "-n", "-p", "-t", "--class", "--classdata"] },
+    printsFiles: {},
+  },
+  { names: ["caffeinate", "setsid", "unbuffer", "builtin", "busybox", "toybox"], kind: "wrapper", wrapper: { alone: "read" }, printsFiles: {} },
+  { names: ["command"], kind: "wrapper", wrapper: { alone: "read", lookupFlags: ["-v", "-V"] }, printsFiles: {} },
   { names: ["flock"], kind: "wrapper", why: "creates a lock file", wrapper: { valueFlags: ["-w", "-E", "--timeout", "--conflict-exit-code"], skip: 1 } },
   {
     names: ["watch"],
@@ -2468,6 +2527,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       alone: "shell",
       remoteRead: true,
     },
+    printsFiles: { ownWordsFlags: ["-p", "--prompt"] },
   },
   {
     names: ["su", "runuser", "sg", "newgrp", "machinectl"],

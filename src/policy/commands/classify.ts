@@ -144,6 +144,13 @@ export interface CommandView {
   readonly irreversibleActions: readonly { readonly id: string; readonly action: string }[];
   /** The programs run (names without directories), wrappers included, in order, once each. */
   readonly programs: readonly string[];
+  /**
+   * What it prints may hold words of its own command line: a program that is not `printsFiles` in
+   * the command table (echo, printf, sed, awk), one given an `ownWordsFlags` flag (a format, a
+   * label, a separator), a here-document or a here-string. False: its output is only what the
+   * files it reads hold.
+   */
+  readonly printsOwnWords: boolean;
   /** Why the command is not read-only, in short phrases. */
   readonly why: readonly string[];
   /** Operator (and built-in) rules with an effect that matched, once each, in the order they matched. */
@@ -211,6 +218,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       irreversible: [],
       irreversibleActions: [],
       programs: [],
+      printsOwnWords: true,
       why: [`the command cannot be parsed (${result.error})`],
       rules: [],
     };
@@ -489,6 +497,8 @@ class Walker {
   private readonly irreversibleActions: { id: string; action: string }[] = [];
   private readonly secrets: string[] = [];
   private readonly programs: string[] = [];
+  /** See CommandView.printsOwnWords. */
+  private printsOwnWords = false;
   private readonly why: string[] = [];
   private readonly matched: CommandRuleMatch[] = [];
   private external = false;
@@ -548,6 +558,7 @@ class Walker {
       irreversible: this.irreversible,
       irreversibleActions: this.irreversibleActions,
       programs: this.programs,
+      printsOwnWords: this.printsOwnWords,
       why: this.why,
       rules: this.matched,
       ...(allowAt ? { allowAt } : {}),
@@ -801,6 +812,7 @@ class Walker {
   private walkRedirects(redirects: readonly Redirect[], ctx: Context): void {
     for (const r of redirects) {
       if (r.heredoc) {
+        this.printsOwnWords = true;
         for (const script of r.heredoc.scripts) this.walkScript(script, { ...ctx });
         if (r.heredoc.arithmetic) this.notReadOnly("a here-document evaluates variables as arithmetic, which can run commands");
         continue;
@@ -808,6 +820,7 @@ class Walker {
       const target = r.target;
       if (!target) continue;
       this.walkWord(target, ctx);
+      if (r.op === "<<<") this.printsOwnWords = true;
       if (r.op === "<<<" || target.process) continue;
       if ((r.op === ">&" || r.op === "<&") && /^(\d+-?|-)$/.test(target.text)) continue;
       if (r.op === "<" || r.op === "<&") {
@@ -885,6 +898,7 @@ class Walker {
     if (!ctx.remote) add(this.programs, name);
     const entry = this.rules.programs.get(name);
     const args = words.slice(1);
+    if (!this.printsOwnWords && !printsOnlyFiles(entry?.spec.printsFiles, args)) this.printsOwnWords = true;
     if (!entry) {
       this.local = false;
       this.match([name, ...texts(args)], true);
@@ -4008,4 +4022,22 @@ function psShowsEnvironment(args: readonly Word[]): boolean {
     if (/^[A-Za-z]+$/.test(t) && t.includes("e")) return true;
   }
   return false;
+}
+
+/**
+ * Whether a program prints only what its files hold (`printsFiles` in the command table) with these
+ * arguments: none of its `ownWordsFlags`, whole (`--format`), with a value (`--format=%s`) or, for a
+ * one-letter flag, with its value attached (`-sX`).
+ */
+function printsOnlyFiles(prints: { readonly ownWordsFlags?: readonly string[] } | undefined, args: readonly Word[]): boolean {
+  if (!prints) return false;
+  const own = prints.ownWordsFlags ?? [];
+  if (own.length === 0) return true;
+  for (const arg of args) {
+    const t = arg.text;
+    if (!t.startsWith("-") || t === "-" || t === "--") continue;
+    const whole = t.includes("=") ? t.slice(0, t.indexOf("=")) : t;
+    if (own.includes(whole) || (!t.startsWith("--") && own.includes(t.slice(0, 2)))) return false;
+  }
+  return true;
 }

@@ -292,6 +292,20 @@ export const ProgramSchema = Type.Object(
       }),
     ),
     globalValueFlags: flagList("flags before the subcommand that take a value (git -C, kubectl -n)"),
+    printsFiles: Type.Optional(
+      Type.Object(
+        {
+          ownWordsFlags: flagList(
+            "flags that make it print words of its own command line (a format, a label, a replacement, a separator): with one, its output is the call's words again",
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "what it prints is only what the files it reads hold, or their names and sizes (cat, grep, ls), so a value in its output is the files', not one the command line wrote, unless it is given an ownWordsFlags flag",
+        },
+      ),
+    ),
     subcommands: Type.Optional(Type.Array(SubcommandSchema)),
     noSubcommand: Type.Optional(BehaviourSchema),
     otherSubcommand: Type.Optional(BehaviourSchema),
