@@ -169,6 +169,31 @@ describe("parseShell", () => {
   });
 });
 
+describe("classifyCommand: whether its output may hold words of its own command line", () => {
+  it.each([
+    ["cat notes.md | grep -n deploy | sort | uniq -c | head", false],
+    ["cd notes && grep -rn deploy .", false],
+    ["git log -3 --oneline", false],
+    ["timeout 5 tail -n 50 app.log", false],
+    ["echo NL18RABO0123459456", true],
+    ["printf '%s' x", true],
+    ["sed 's/^/x/' notes.md", true],
+    ["git log -1 --format=%H%n", true],
+    ["git log -1 --date=format:x", true],
+    ["find . -name '*.md' -printf '%p x\\n'", true],
+    ["grep --group-separator=x -A0 -e a notes.md", true],
+    ["ls -l --time-style=+x", true],
+    ["nl -sX notes.md", true],
+    ["rg -r x a notes.md", true],
+    ["diff -L x a b", true],
+    ["cat <<EOF\nx\nEOF", true],
+    ["grep a <<< x", true],
+    ["tail -f app.log | (", true],
+  ])("%s: %s", (command, own) => {
+    expect(classifyCommand(command, builtinCommandRules()).printsOwnWords).toBe(own);
+  });
+});
+
 describe("classifyCommand: read-only commands", () => {
   const cases: [string, string[]][] = [
     ["ls -la src", ["src"]],
