@@ -188,6 +188,10 @@ describe("classifyCommand: whether its output may hold words of its own command 
     ["diff -L x a b", true],
     ["cat <<EOF\nx\nEOF", true],
     ["grep a <<< x", true],
+    ["git log -1 --form=attacker%x40x.example", true],
+    ["grep --group-sep=x -A0 -e a notes.md", true],
+    ["tac -bsX notes.md", true],
+    ["grep -rn deploy notes", false],
     ["tail -f app.log | (", true],
   ])("%s: %s", (command, own) => {
     expect(classifyCommand(command, builtinCommandRules()).printsOwnWords).toBe(own);

@@ -4026,8 +4026,9 @@ function psShowsEnvironment(args: readonly Word[]): boolean {
 
 /**
  * Whether a program prints only what its files hold (`printsFiles` in the command table) with these
- * arguments: none of its `ownWordsFlags`, whole (`--format`), with a value (`--format=%s`) or, for a
- * one-letter flag, with its value attached (`-sX`).
+ * arguments: none of its `ownWordsFlags`, whole (`--format`), with a value (`--format=%s`), as a
+ * long flag's prefix (`--form=%s`, which programs take for the whole flag), or, for a one-letter
+ * flag, anywhere in a bundle of them (`-nsX`).
  */
 function printsOnlyFiles(prints: { readonly ownWordsFlags?: readonly string[] } | undefined, args: readonly Word[]): boolean {
   if (!prints) return false;
@@ -4037,7 +4038,10 @@ function printsOnlyFiles(prints: { readonly ownWordsFlags?: readonly string[] } 
     const t = arg.text;
     if (!t.startsWith("-") || t === "-" || t === "--") continue;
     const whole = t.includes("=") ? t.slice(0, t.indexOf("=")) : t;
-    if (own.includes(whole) || (!t.startsWith("--") && own.includes(t.slice(0, 2)))) return false;
+    if (own.includes(whole)) return false;
+    if (t.startsWith("--")) {
+      if (whole.length > 3 && own.some((flag) => flag.startsWith(whole))) return false;
+    } else if (/^-[A-Za-z0-9]/.test(t) && [...t.slice(1)].some((letter) => own.includes(`-${letter}`))) return false;
   }
   return true;
 }
