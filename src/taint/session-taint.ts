@@ -1185,6 +1185,12 @@ export class SessionTaint {
         this.lowerRewrittenTarget(result);
         return { level: observed.level, tool: observed.tool, auditOnly: false, sessionTrust: state.trust };
       }
+    } else if (result.content !== undefined && !observed.auditOnly && observed.memo && (!observed.memo.indexed || observed.memo.selectPending)) {
+      // A result that repeats the call's words brings no value in, but the host may name what the
+      // call made (the path it saved a voice note to): a manifest's selects say which, read from
+      // whichever hook's copy holds them.
+      observed.memo.indexed = true;
+      this.noteSelection(this.store.get(result.sessionKey, initial), result, observed.level, observed.tool, observed.memo);
     }
     const source: TaintSource = {
       level: observed.level,

@@ -84,6 +84,51 @@ describe("host adapter", () => {
     expect(s.gate("exec", { command: "touch x" }, lowered)?.blockReason).toContain("the result of web_fetch");
   });
 
+  it("the file a voice note was saved to may go where its text could, and no other file", () => {
+    const s = registered(ENFORCE);
+    const lowered = ctxOf("agent:main:voice-note-after-page", OWNER);
+    // The owner gives the number; a page then lowers the session.
+    s.rec.fire("before_agent_run", { prompt: "send Tom a voice note about it on WhatsApp, +31 6 1122 3344", messages: [], senderIsOwner: true }, lowered);
+    s.taint(lowered);
+    const text = "Rent can go up by at most 4.4 percent";
+    expect(s.gate("tts", { text }, lowered, "v1")).toBeUndefined();
+    const audio = "/home/maya/.openclaw/media/tts/voice-1794387400123.opus";
+    const details = { audioPath: audio, provider: "openai", media: { mediaUrl: audio, trustedLocalMedia: true } };
+    s.rec.fire(
+      "after_tool_call",
+      { toolName: "tts", params: { text }, toolCallId: "v1", result: { content: [{ type: "text", text: `(spoken) ${text}` }], details } },
+      lowered,
+    );
+    const send = (media: string) => s.gate("message", { action: "send", channel: "whatsapp", target: "+31611223344", media }, lowered);
+    expect(send(audio)).toBeUndefined();
+    // Another file in the same place is not the one the host made for this call.
+    expect(send("/home/maya/.openclaw/media/tts/voice-1794387399999.opus")?.blockReason).toContain("argument media (path)");
+    // The session is still where the page put it: the speech named a file, it raised nothing.
+    expect(s.gate("exec", { command: "touch x" }, lowered)?.blockReason).toContain("the result of web_fetch");
+  });
+
+  it("a generated image has the call's trust; an edit of a reference image and a task's status do not", () => {
+    const s = registered(ENFORCE);
+    const generated = (id: string, params: Record<string, unknown>, ctx: ReturnType<typeof ctxOf>) => {
+      expect(s.gate("image_generate", params, ctx, id)).toBeUndefined();
+      const path = `/home/maya/.openclaw/media/tool-image-generation/img-${id}.png`;
+      const text = `Generated 1 image with openai/gpt-image-1.\nAttachments:\n1. type=image name="img-${id}.png" mimeType=image/png path="${path}"`;
+      const details = { provider: "openai", count: 1, media: { mediaUrls: [path] }, paths: [path] };
+      s.rec.fire("after_tool_call", { toolName: "image_generate", params, toolCallId: id, result: { content: [{ type: "text", text }], details } }, ctx);
+    };
+    const card = ctxOf("agent:main:card", OWNER);
+    generated("g1", { prompt: "birthday card with a cargo bike" }, card);
+    expect(s.gate("exec", { command: "touch after-card" }, card)).toBeUndefined();
+
+    const edit = ctxOf("agent:main:edit", OWNER);
+    generated("g2", { prompt: "same flyer, brighter", image: "media/inbound/flyer.png" }, edit);
+    expect(s.gate("exec", { command: "touch x" }, edit)?.blockReason).toContain("the result of image_generate");
+
+    const status = ctxOf("agent:main:status", OWNER);
+    generated("g3", { action: "status" }, status);
+    expect(s.gate("exec", { command: "touch x" }, status)?.blockReason).toContain("the result of image_generate");
+  });
+
   it("the owner's answer to ask_user keeps an owner session at owner; it raises nothing a page lowered", () => {
     // OpenClaw's ask_user returns each question's header and the answer, as text and as details.
     const asked = (id: string, ctx = ctxOf()) => {
