@@ -160,9 +160,10 @@ export class Engine {
       if (required && policy.provenanceDecisions(tool, facts)) {
         decision = withProvenance(decision, required, this.taint.verdicts(call, policy.argumentValues(tool, call.params, facts, call.agentId), required));
       } else if (required) {
-        // A command that only reads another host (ssh host cmd, redis-cli, dig): decided by where it goes.
-        const destinations = policy.remoteReadValues(facts);
-        if (destinations) decision = withProvenance(decision, required, this.taint.verdicts(call, destinations, required));
+        // A command that only reads another host (ssh host cmd, redis-cli, dig), decided by where it
+        // goes, or only restarts services, decided by whose words named them and the action.
+        const named = policy.decidedCommandValues(facts);
+        if (named) decision = withProvenance(decision, required, this.taint.verdicts(call, named, required));
       }
       // Still blocked only by a trust floor or an argument's origin: the owner may be asked instead.
       // Only a requester on a channel can be asked: the host refuses a turn that came in on none.

@@ -257,13 +257,25 @@ export class CompiledPolicy implements RulePolicy {
 
   /**
    * A command that only reads another host's state (`CommandView.remoteRead`): where it sends its
-   * request decides it, so its destinations are looked up like a call's hosts. Undefined for any
-   * other call, or when provenance is off.
+   * request decides it, so its destinations are looked up like a call's hosts. A command that only
+   * restarts services (`CommandView.serviceAction`): the services and the action it names are looked
+   * up like a call's ids. Undefined for any other call, or when provenance is off.
    */
-  remoteReadValues(facts: CallFacts | undefined): ArgumentValue[] | undefined {
+  decidedCommandValues(facts: CallFacts | undefined): ArgumentValue[] | undefined {
     const command = facts?.command;
-    if (!this.provenance.enabled || !command?.view.remoteRead || command.view.destinations.length === 0) return undefined;
-    return command.view.destinations.map((destination) => ({ argument: command.argument, role: "host" as const, raw: destination }));
+    if (!this.provenance.enabled || !command) return undefined;
+    if (command.view.remoteRead && command.view.destinations.length > 0) {
+      return command.view.destinations.map((destination) => ({ argument: command.argument, role: "host" as const, raw: destination }));
+    }
+    // A restart of named services (`CommandView.serviceAction`): the owner's own words must name each
+    // service and the action, as a call's ids must come from the owner.
+    if (command.view.serviceAction && command.view.services.length > 0) {
+      return [
+        ...command.view.services.map((service) => ({ argument: `${command.argument}'s service`, role: "id" as const, raw: service })),
+        ...command.view.serviceVerbs.map((verb) => ({ argument: `${command.argument}'s action`, role: "id" as const, raw: verb })),
+      ];
+    }
+    return undefined;
   }
 
   /** A path relative to the agent's workspace, or undefined outside it. */

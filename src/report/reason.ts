@@ -45,9 +45,9 @@ export function ruleText(hit: RuleHit, d: Pick<Decision, "tool" | "requestedTool
     case "argument.tainted":
       return hit.label
         ? `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}: ${hit.label}`
-        : `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which came only from ${hit.from ?? "an input"} (${hit.fromTrust}${hit.callId ? `, call ${hit.callId}` : ""}), and a ${hit.role} here needs input at ${hit.requires}`;
+        : `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which came only from ${hit.from ?? "an input"} (${hit.fromTrust}${hit.callId ? `, call ${hit.callId}` : ""}), and ${article(hit.role)} ${hit.role} here needs input at ${hit.requires}`;
     case "argument.unknown":
-      return `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which no input ClawOS saw contains (the model chose it)${hit.label ? `; ${hit.label}` : ""}, and a ${hit.role} here needs input at ${hit.requires}`;
+      return `argument ${hit.argument} (${hit.role}) is ${shown(hit.value)}, which no input ClawOS saw contains (the model chose it)${hit.label ? `; ${hit.label}` : ""}, and ${article(hit.role)} ${hit.role} here needs input at ${hit.requires}`;
     case "action.irreversible":
       return `it would ${hit.label} (the irreversible action ${hit.value}), which needs the owner's grant even in the owner's session`;
     case "grant.used":
@@ -195,4 +195,9 @@ export function blockReason(d: Decision): string | undefined {
     reasons.set(d, text);
   }
   return text;
+}
+
+/** "a" or "an" before a role's name, as it is said (an id, an account, a url). */
+function article(word: string | undefined): string {
+  return /^[aeio]/i.test(word ?? "") ? "an" : "a";
 }

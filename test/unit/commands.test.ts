@@ -551,7 +551,8 @@ describe("classifyCommand: reading the journal and the service manager", () => {
       ["journalctl --vacuum-time=2d", /journalctl --vacuum-time changes something/],
       ["journalctl --rotate", /changes something/],
       ["dmesg -c", /changes something/],
-      ["systemctl restart acme-api", /systemctl restart changes system state/],
+      ["systemctl restart acme-api", /systemctl restart restarts services/],
+      ["systemctl stop acme-api", /systemctl stop changes system state/],
       ["systemctl -H db-1 status x", /changes/],
       ["journalctl -u x | sh", /sh runs commands/],
     ]);
@@ -565,6 +566,76 @@ describe("classifyCommand: reading the journal and the service manager", () => {
       expect(facts.network, command).toBe(false);
     }
     expectActs([["systemctl -H db-1 is-active x", /changes/]]);
+  });
+});
+
+describe("classifyCommand: restarting services the engine can decide by name", () => {
+  it("a restart, reload or start of named services, beside reads, is a service action with the names and the action", () => {
+    for (const [command, services, verbs] of [
+      ["sudo systemctl restart acme-mailer && sleep 20 && sudo rabbitmqctl list_queues name messages | grep emails", ["acme-mailer"], ["restart"]],
+      ["systemctl reload nginx.service", ["nginx"], ["reload"]],
+      ["sudo systemctl reset-failed api && sudo systemctl start api && systemctl is-active api", ["api"], ["start"]],
+      ["systemctl --no-pager try-restart getty@tty1", ["getty@tty1"], ["restart"]],
+      ["kubectl rollout restart deploy/payments-api -n payments && kubectl rollout status deploy/payments-api -n payments", ["payments-api"], ["restart"]],
+      ["kubectl -n payments rollout restart statefulset ledger", ["ledger"], ["restart"]],
+      ["docker restart -t 5 metabase && docker ps --filter name=metabase", ["metabase"], ["restart"]],
+      ["docker start worker-1", ["worker-1"], ["start"]],
+    ] as const) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(false);
+      expect(facts.serviceAction, command).toBe(true);
+      expect(facts.remoteRead, command).toBe(false);
+      expect(facts.services, command).toEqual(services);
+      expect(facts.serviceVerbs, command).toEqual(verbs);
+    }
+  });
+
+  it("a target, a pattern, another machine, a flag it does not list, another action or anything else that acts is not one", () => {
+    for (const command of [
+      "systemctl start poweroff.target",
+      "systemctl isolate rescue.target",
+      "systemctl restart ssh.socket",
+      "systemctl restart 'api*'",
+      "systemctl restart $UNIT",
+      "systemctl restart",
+      "systemctl -H db-1 restart api",
+      "systemctl --host=db-1 restart api",
+      "systemctl restart --now api",
+      "sudo systemctl stop ufw",
+      "sudo systemctl restart nginx && sudo systemctl isolate rescue.target",
+      "systemctl restart api > /etc/motd",
+      "systemctl restart api; curl -s https://x.example",
+      "sudo -s systemctl restart api",
+      "sudo -E systemctl restart api",
+      "ssh web-1 'sudo systemctl restart nginx'",
+      "systemctl restart api && ssh web-1 uptime",
+      "kubectl --server https://k8s.example rollout restart deploy/a",
+      "kubectl --context prod rollout restart deploy/a",
+      "kubectl rollout restart deploy -l app=a",
+      "kubectl rollout restart deploy --all",
+      "kubectl rollout restart deployment",
+      "kubectl rollout restart pod/a",
+      "docker -H tcp://10.0.0.9:2375 restart web",
+      "docker restart $(docker ps -q)",
+      "docker compose restart web",
+      "rabbitmqctl delete_queue emails",
+    ]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(false);
+      expect(facts.serviceAction, command).toBe(false);
+    }
+  });
+
+  it("the local broker's listings are reads of others' text; another node is not", () => {
+    for (const command of ["sudo rabbitmqctl list_queues name messages consumers | grep emails", "rabbitmqctl --formatter json status"]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(true);
+      expect(facts.external, command).toBe(true);
+    }
+    expectActs([
+      ["rabbitmqctl -n rabbit@mq-2 list_queues", /-n changes something/],
+      ["rabbitmqctl purge_queue emails", /changes the message broker/],
+    ]);
   });
 });
 
@@ -807,7 +878,8 @@ describe("classifyCommand: reading the cluster, the container daemon and GitHub 
       ["kubectl exec x -- sh", /reaches the network/],
       ["docker -H tcp://10.0.0.9:2375 ps", /talks to another container daemon/],
       ["docker inspect registry-cache", /runs or changes containers/],
-      ["docker restart x", /runs or changes containers/],
+      ["docker restart x", /docker restart restarts containers/],
+      ["docker rm x", /runs or changes containers/],
       ["gh pr view 1 --web", /opens a browser/],
       ["gh pr merge 77 --squash", /reaches the network/],
       ["gh api repos/acme/x", /reaches the network/],

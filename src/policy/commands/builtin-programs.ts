@@ -12,6 +12,9 @@ import type { CommandRule, ProgramSpec } from "./command-rules.ts";
 
 const VERSION = ["--version", "--help", "-h"];
 
+/** Flags a systemctl service action may take: quieter, without waiting, without asking for a password. */
+const SYSTEMCTL_QUIET = ["--no-pager", "-q", "--quiet", "--no-block", "--no-ask-password", "--system", "--user"];
+
 const GREP_VALUES = [
   "-e",
   "-f",
@@ -1569,6 +1572,39 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   // Read commands to a Redis server and DNS lookups change nothing; where they go is checked like a call's host.
   { names: ["redis-cli"], kind: "network", network: true, handler: "redis" },
   { names: ["psql"], kind: "network", network: true, handler: "psql" },
+  {
+    // The local RabbitMQ node's queues, connections and status: read through the broker, which
+    // changes nothing; the names in them are whoever declared them, so the output is others' text.
+    // -n names another node.
+    names: ["rabbitmqctl"],
+    kind: "system",
+    why: "changes the message broker",
+    infoFlags: ["--version", "--help", "-h"],
+    globalValueFlags: ["-n", "--node", "-p", "--vhost", "-t", "--timeout", "--formatter"],
+    otherSubcommand: { kind: "system", why: "changes the message broker" },
+    subcommands: [
+      {
+        names: [
+          "list_queues",
+          "list_exchanges",
+          "list_bindings",
+          "list_connections",
+          "list_channels",
+          "list_consumers",
+          "list_vhosts",
+          "list_unresponsive_queues",
+          "status",
+          "cluster_status",
+        ],
+        kind: "read",
+        external: true,
+        operands: "strings",
+        valueFlags: ["-n", "--node", "-p", "--vhost", "-t", "--timeout", "--formatter"],
+        plainFlags: ["-q", "--quiet", "-s", "--silent", "--no-table-headers"],
+        unsafeFlags: ["-n", "--node", "-l", "--longnames", "--erlang-cookie"],
+      },
+    ],
+  },
   { names: ["dig", "host", "nslookup"], kind: "network", network: true, handler: "dig" },
   {
     // Looking at a certificate or a revocation list in a file (x509 -noout -enddate -in cert.pem)
@@ -1779,6 +1815,15 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         unsafeFlags: [...KUBECTL_ELSEWHERE, "--insecure-skip-tls-verify", "--output-directory", "-f", "--filename", "-k", "--kustomize"],
         secretOperands: ["secret", "secrets"],
       },
+      {
+        // A rolling restart of named workloads in the cluster the owner's configuration names: new
+        // pods from the same spec. Another cluster, context or credentials, a selector or --all is not one.
+        names: ["rollout restart"],
+        kind: "network",
+        network: true,
+        why: "restarts workloads in the cluster",
+        serviceAction: { units: "kubernetes", verb: "restart", valueFlags: ["-n", "--namespace"] },
+      },
     ],
   },
   {
@@ -1857,6 +1902,19 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     ],
     otherSubcommand: { kind: "system", why: "runs or changes containers" },
     subcommands: [
+      // Restarting or starting named containers of the local daemon runs what they already are.
+      {
+        names: ["restart", "container restart"],
+        kind: "system",
+        why: "restarts containers",
+        serviceAction: { units: "docker", verb: "restart", valueFlags: ["-t", "--time"] },
+      },
+      {
+        names: ["start", "container start"],
+        kind: "system",
+        why: "starts containers",
+        serviceAction: { units: "docker", verb: "start" },
+      },
       // Listing containers and reading their logs through the local daemon changes nothing; what
       // they print is the containers' text. -H names another daemon. (inspect is left out: it
       // prints a container's environment, which often holds keys.)
@@ -2145,6 +2203,33 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         valueFlags: ["-n", "--lines", "-o", "--output", "-p", "--property", "-t", "--type", "--state"],
         // Another machine's service manager: not this host's state any more.
         unsafeFlags: ["-H", "--host", "-M", "--machine"],
+      },
+      {
+        // Restarting, reloading or starting named services: what they already are, run again. A
+        // target (poweroff.target, rescue.target), a socket, a pattern or another machine is not one.
+        names: ["restart", "try-restart", "reload-or-restart", "try-reload-or-restart", "condrestart", "force-reload"],
+        kind: "system",
+        why: "restarts services",
+        serviceAction: { units: "systemd", verb: "restart", flags: SYSTEMCTL_QUIET },
+      },
+      {
+        names: ["reload"],
+        kind: "system",
+        why: "reloads services",
+        serviceAction: { units: "systemd", verb: "reload", flags: SYSTEMCTL_QUIET },
+      },
+      {
+        names: ["start"],
+        kind: "system",
+        why: "starts services",
+        serviceAction: { units: "systemd", verb: "start", flags: SYSTEMCTL_QUIET },
+      },
+      {
+        // Clears a unit's failed state (the restart counter): nothing runs.
+        names: ["reset-failed"],
+        kind: "system",
+        why: "clears services' failed state",
+        serviceAction: { units: "systemd", flags: SYSTEMCTL_QUIET },
       },
       {
         // Each prints only a state word per unit (active, enabled, failed, running, a target's name),

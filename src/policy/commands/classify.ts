@@ -9,6 +9,7 @@ import {
   type CompiledProgram,
   type ProgramKind,
   type ProgramSpec,
+  type ServiceActionSpec,
   type SubcommandSpec,
 } from "./command-rules.ts";
 import { braceAlternatives } from "../path-rules.ts";
@@ -138,6 +139,18 @@ export interface CommandView {
   readonly remoteRead: boolean;
   /** Where a remote read sends its request (hosts, a resolver, the names it looks up); empty for a local daemon. */
   readonly destinations: readonly string[];
+  /**
+   * The command is not read-only only because it restarts, reloads or starts services on this host
+   * (`sudo systemctl restart api`, `kubectl rollout restart deployment/api`, `docker restart web`:
+   * `serviceAction` in the command table), beside read-only parts. Nothing else changes; whether it
+   * may run below owner depends on whether the owner's own words name each service (`services`) and
+   * the action (`serviceVerbs`): the engine checks them like a call's hosts.
+   */
+  readonly serviceAction: boolean;
+  /** The services a service action names (units without `.service`, workload and container names). */
+  readonly services: readonly string[];
+  /** The words that name its actions (restart, reload, start), once each. */
+  readonly serviceVerbs: readonly string[];
   /** Irreversible actions named by matching rules ("push to a remote"). */
   readonly irreversible: readonly string[];
   /** Each irreversible action with its id, what a grant names (`git-push`: a built-in rule's id without `builtin.`). */
@@ -175,7 +188,7 @@ export function withEnvironment(view: CommandView, names: readonly string[]): Co
   const why = names.map((name) =>
     /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `the call sets ${name}, which can change what the command runs` : `the call sets ${name}`,
   );
-  return { ...view, readOnly: false, local: false, remoteRead: false, allowAt: undefined, why: [...view.why, ...why] };
+  return { ...view, readOnly: false, local: false, remoteRead: false, serviceAction: false, allowAt: undefined, why: [...view.why, ...why] };
 }
 
 let defaultRules: CompiledCommandRules | undefined;
@@ -215,6 +228,9 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       secrets: [],
       remoteRead: false,
       destinations: [],
+      serviceAction: false,
+      services: [],
+      serviceVerbs: [],
       irreversible: [],
       irreversibleActions: [],
       programs: [],
@@ -514,6 +530,10 @@ class Walker {
   private remoteActs = false;
   private remoteReads = 0;
   private readonly destinations: string[] = [];
+  /** Service actions (see CommandView.serviceAction), and what they name. */
+  private serviceActs = 0;
+  private readonly services: string[] = [];
+  private readonly serviceVerbs: string[] = [];
   private readonly repositories: string[] = [];
   private readonly madeRepositories: string[] = [];
   private denyRank = -1;
@@ -553,8 +573,12 @@ class Walker {
       treeDirs: this.treeDirs,
       unknownReads: this.unknownReads,
       secrets: this.secrets,
-      remoteRead: !this.readOnly && this.onlyRemoteReads && this.remoteReads > 0,
+      // One kind of decidable action at a time: a remote read beside a restart is decided as neither.
+      remoteRead: !this.readOnly && this.onlyRemoteReads && this.remoteReads > 0 && this.serviceActs === 0,
       destinations: this.destinations,
+      serviceAction: !this.readOnly && this.onlyRemoteReads && this.serviceActs > 0 && this.remoteReads === 0,
+      services: this.services,
+      serviceVerbs: this.serviceVerbs,
       irreversible: this.irreversible,
       irreversibleActions: this.irreversibleActions,
       programs: this.programs,
@@ -1100,6 +1124,40 @@ class Walker {
     this.runSubcommand(entry, "git", rest, ctx, dir);
   }
 
+  /**
+   * A restart, reload or start of named services on this host (`serviceAction` in the command
+   * table): with only the flags the table lists and plain names, it is a service action the engine
+   * may decide by where the names came from; anything else (another host, a pattern, a target, a
+   * flag it does not list) changes system state like any other such command.
+   */
+  private runService(b: Behaviour, spec: ServiceActionSpec, label: string, args: readonly Word[], ctx: Context): void {
+    const why = `${label} ${b.why ?? KIND_WHY[b.kind]}`;
+    const names: string[] = [];
+    let plain = this.remoteDepth === 0 && !ctx.remote;
+    for (let i = 0; plain && i < args.length; i++) {
+      const w = args[i];
+      if (w.dynamic || w.glob || w.process) plain = false;
+      else if (w.text.startsWith("-") && w.text.length > 1) {
+        const eq = w.text.indexOf("=");
+        const flag = eq === -1 ? w.text : w.text.slice(0, eq);
+        if (has(spec.valueFlags, flag)) {
+          if (eq === -1) i++;
+        } else if (eq !== -1 || !has(spec.flags, flag)) plain = false;
+      } else names.push(w.text);
+    }
+    const services = plain ? serviceNames(spec.units, names) : undefined;
+    if (!services) {
+      this.notReadOnly(why);
+      return;
+    }
+    this.remoteOnly(why);
+    this.local = false;
+    this.external = true;
+    this.serviceActs++;
+    for (const service of services) add(this.services, service);
+    if (spec.verb) add(this.serviceVerbs, spec.verb);
+  }
+
   private runGitConfig(b: Behaviour, label: string, args: readonly Word[], ctx: Context, base: string): void {
     const t = texts(args);
     const readFlags = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--list", "-l"];
@@ -1145,6 +1203,10 @@ class Walker {
   }
 
   private behave(b: Behaviour, label: string, args: readonly Word[], ctx: Context, base: string): void {
+    if (b.serviceAction) {
+      this.runService(b, b.serviceAction, label, args, ctx);
+      return;
+    }
     switch (b.handler) {
       case "find":
         this.runFind(label, args, ctx, base);
@@ -1482,10 +1544,17 @@ class Walker {
       // The wrapper is its own part: rules see it whole, and the command it runs is another part.
       this.match(argv, true);
       const frame = this.begin();
+      const services = this.serviceActs;
+      const remotes = this.remoteReads;
       this.runArgv(inner, innerCtx);
       this.end(frame);
-      // A root read is plain only while what it runs only reads: otherwise sudo is a part that acts.
-      if (elevated && !frame.readOnly && why) this.notReadOnly(why);
+      // A root read is plain only while what it runs only reads: otherwise sudo is a part that acts,
+      // unless all it did besides was a service action (`sudo systemctl restart api`), decided as one.
+      const serviceOnly = this.serviceActs > services && this.remoteReads === remotes && this.onlyRemoteReads;
+      if (elevated && !frame.readOnly && why) {
+        if (serviceOnly) this.remoteOnly(why);
+        else this.notReadOnly(why);
+      }
       return;
     }
     // A plain wrapper: deny rules and irreversible names see it whole; the command it runs is this part.
@@ -4044,4 +4113,40 @@ function printsOnlyFiles(prints: { readonly ownWordsFlags?: readonly string[] } 
     } else if (/^-[A-Za-z0-9]/.test(t) && [...t.slice(1)].some((letter) => own.includes(`-${letter}`))) return false;
   }
   return true;
+}
+
+/** A systemd unit a service action may name: a service (`api`, `api.service`, `getty@tty1`), never a target, socket, mount or timer. */
+const SERVICE_UNIT = /^[A-Za-z0-9][A-Za-z0-9_:@-]*(?:\.service)?$/;
+/** A workload `kubectl rollout restart` may name, with its name after a slash or as the next operand. */
+const KUBE_WORKLOAD = /^(?:deployments?|deploy|daemonsets?|ds|statefulsets?|sts)(?:\.apps)?$/i;
+const KUBE_NAME = /^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$/;
+const CONTAINER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** The names a service action's operands give, or undefined when one is not a plain name of its kind (or none is given). */
+function serviceNames(units: ServiceActionSpec["units"], operands: readonly string[]): string[] | undefined {
+  if (operands.length === 0) return undefined;
+  const out: string[] = [];
+  if (units === "systemd") {
+    for (const unit of operands) {
+      if (!SERVICE_UNIT.test(unit)) return undefined;
+      out.push(unit.replace(/\.service$/, "").toLowerCase());
+    }
+    return out;
+  }
+  if (units === "docker") {
+    for (const name of operands) {
+      if (!CONTAINER_NAME.test(name)) return undefined;
+      out.push(name.toLowerCase());
+    }
+    return out;
+  }
+  for (let i = 0; i < operands.length; i++) {
+    const slash = operands[i].indexOf("/");
+    const kind = slash === -1 ? operands[i] : operands[i].slice(0, slash);
+    if (!KUBE_WORKLOAD.test(kind)) return undefined;
+    const name = slash === -1 ? operands[++i] : operands[i].slice(slash + 1);
+    if (name === undefined || !KUBE_NAME.test(name)) return undefined;
+    out.push(name);
+  }
+  return out;
 }

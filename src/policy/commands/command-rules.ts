@@ -222,6 +222,30 @@ const behaviourFields = {
         "the program runs what files of its working tree say (a compose file's containers, a Dockerfile's steps, an install's scripts): a file written there below owner lowers the call, as for a build",
     }),
   ),
+  serviceAction: Type.Optional(
+    Type.Object(
+      {
+        units: Type.Union([Type.Literal("systemd"), Type.Literal("kubernetes"), Type.Literal("docker")], {
+          description:
+            "how its operands name what it acts on: systemd units (api, api.service; no targets, sockets or patterns), Kubernetes workloads (deployment/api, statefulset db), or containers",
+        }),
+        verb: Type.Optional(
+          Type.String({
+            pattern: "^[a-z]+$",
+            description:
+              "the word (restart, reload, start) that must be among the owner's own words for the action to run below owner; none for an action that changes nothing lasting (systemctl reset-failed)",
+          }),
+        ),
+        flags: flagList("flags it may be given; any other keeps it a command only the owner's session runs"),
+        valueFlags: flagList("flags it may be given that take a value (kubectl -n)"),
+      },
+      {
+        additionalProperties: false,
+        description:
+          "the program (re)starts or reloads services on this host (systemctl restart api, kubectl rollout restart deployment/api, docker restart web): below owner it may run when the owner's own words name every service it acts on and the action (the engine checks them like a call's hosts); otherwise it is a command that changes system state",
+      },
+    ),
+  ),
   listsOnly: Type.Optional(
     Type.Boolean({
       description:
@@ -251,6 +275,7 @@ export type SubcommandSpec = Static<typeof SubcommandSchema>;
 
 const BehaviourSchema = Type.Object(behaviourFields, { additionalProperties: false });
 export type Behaviour = Static<typeof BehaviourSchema>;
+export type ServiceActionSpec = NonNullable<Behaviour["serviceAction"]>;
 
 export const WrapperSchema = Type.Object(
   {
