@@ -272,7 +272,12 @@ export class CompiledPolicy implements RulePolicy {
     if (command.view.serviceAction && command.view.services.length > 0) {
       return [
         ...command.view.services.map((service) => ({ argument: `${command.argument}'s service`, role: "id" as const, raw: service })),
-        ...command.view.serviceVerbs.map((verb) => ({ argument: `${command.argument}'s action`, role: "id" as const, raw: verb })),
+        ...command.view.serviceVerbs.map(({ verb, alsoBy }) => ({
+          argument: `${command.argument}'s action`,
+          role: "id" as const,
+          raw: verb,
+          ...(alsoBy.length > 0 ? { orAs: alsoBy } : {}),
+        })),
       ];
     }
     return undefined;

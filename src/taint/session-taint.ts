@@ -210,7 +210,18 @@ export class SessionTaint {
   /** Where each of a call's security-relevant arguments came from, at the trust the call needs. */
   verdicts(call: Pick<ToolCall, "sessionKey" | "agentId" | "requester">, values: readonly ArgumentValue[], required: TrustLevel): ArgumentVerdict[] {
     const state = call.sessionKey ? this.store.peek(call.sessionKey) : undefined;
-    return values.map((value) => this.ownAddress(value, call.requester?.channel) ?? this.provenance.verdict(state, value, required, call.agentId));
+    return values.map((value) => {
+      const own = this.ownAddress(value, call.requester?.channel);
+      if (own) return own;
+      const verdict = this.provenance.verdict(state, value, required, call.agentId);
+      if (verdict.allowed || !value.orAs) return verdict;
+      // A word that asks for it as well (the owner's "restart" for a start): endorsed through that word.
+      for (const other of value.orAs) {
+        const through = this.provenance.verdict(state, { argument: value.argument, role: value.role, raw: other }, required, call.agentId);
+        if (through.allowed && through.verdict === "endorsed") return { ...through, value: verdict.value, note: `asked for by "${through.value}"` };
+      }
+      return verdict;
+    });
   }
 
   /** A recipient that is the owner's own address (`owner-addresses.ts`) is endorsed at owner, whatever the session read. */

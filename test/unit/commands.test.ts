@@ -586,8 +586,19 @@ describe("classifyCommand: restarting services the engine can decide by name", (
       expect(facts.serviceAction, command).toBe(true);
       expect(facts.remoteRead, command).toBe(false);
       expect(facts.services, command).toEqual(services);
-      expect(facts.serviceVerbs, command).toEqual(verbs);
+      expect(
+        facts.serviceVerbs.map((v) => v.verb),
+        command,
+      ).toEqual(verbs);
     }
+  });
+
+  it("a start or a reload is also asked for by the owner's restart; a restart only by a restart", () => {
+    expect(classify("systemctl start api").serviceVerbs).toEqual([{ verb: "start", alsoBy: ["restart"] }]);
+    expect(classify("systemctl reload nginx").serviceVerbs).toEqual([{ verb: "reload", alsoBy: ["restart"] }]);
+    expect(classify("docker start web").serviceVerbs).toEqual([{ verb: "start", alsoBy: ["restart"] }]);
+    expect(classify("systemctl restart api").serviceVerbs).toEqual([{ verb: "restart", alsoBy: [] }]);
+    expect(classify("systemctl reset-failed api").serviceVerbs).toEqual([]);
   });
 
   it("a target, a pattern, another machine, a flag it does not list, another action or anything else that acts is not one", () => {

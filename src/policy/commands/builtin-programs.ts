@@ -1913,7 +1913,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         names: ["start", "container start"],
         kind: "system",
         why: "starts containers",
-        serviceAction: { units: "docker", verb: "start" },
+        serviceAction: { units: "docker", verb: "start", alsoBy: ["restart"] },
       },
       // Listing containers and reading their logs through the local daemon changes nothing; what
       // they print is the containers' text. -H names another daemon. (inspect is left out: it
@@ -2216,13 +2216,13 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         names: ["reload"],
         kind: "system",
         why: "reloads services",
-        serviceAction: { units: "systemd", verb: "reload", flags: SYSTEMCTL_QUIET },
+        serviceAction: { units: "systemd", verb: "reload", alsoBy: ["restart"], flags: SYSTEMCTL_QUIET },
       },
       {
         names: ["start"],
         kind: "system",
         why: "starts services",
-        serviceAction: { units: "systemd", verb: "start", flags: SYSTEMCTL_QUIET },
+        serviceAction: { units: "systemd", verb: "start", alsoBy: ["restart"], flags: SYSTEMCTL_QUIET },
       },
       {
         // Clears a unit's failed state (the restart counter): nothing runs.

@@ -149,8 +149,8 @@ export interface CommandView {
   readonly serviceAction: boolean;
   /** The services a service action names (units without `.service`, workload and container names). */
   readonly services: readonly string[];
-  /** The words that name its actions (restart, reload, start), once each. */
-  readonly serviceVerbs: readonly string[];
+  /** The words that name its actions (restart, reload, start), once each, with the other words that ask for them too. */
+  readonly serviceVerbs: readonly { readonly verb: string; readonly alsoBy: readonly string[] }[];
   /** Irreversible actions named by matching rules ("push to a remote"). */
   readonly irreversible: readonly string[];
   /** Each irreversible action with its id, what a grant names (`git-push`: a built-in rule's id without `builtin.`). */
@@ -533,7 +533,7 @@ class Walker {
   /** Service actions (see CommandView.serviceAction), and what they name. */
   private serviceActs = 0;
   private readonly services: string[] = [];
-  private readonly serviceVerbs: string[] = [];
+  private readonly serviceVerbs: { verb: string; alsoBy: readonly string[] }[] = [];
   private readonly repositories: string[] = [];
   private readonly madeRepositories: string[] = [];
   private denyRank = -1;
@@ -1155,7 +1155,8 @@ class Walker {
     this.external = true;
     this.serviceActs++;
     for (const service of services) add(this.services, service);
-    if (spec.verb) add(this.serviceVerbs, spec.verb);
+    const verb = spec.verb;
+    if (verb && !this.serviceVerbs.some((v) => v.verb === verb)) this.serviceVerbs.push({ verb, alsoBy: spec.alsoBy ?? NONE });
   }
 
   private runGitConfig(b: Behaviour, label: string, args: readonly Word[], ctx: Context, base: string): void {

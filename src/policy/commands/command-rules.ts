@@ -236,6 +236,12 @@ const behaviourFields = {
               "the word (restart, reload, start) that must be among the owner's own words for the action to run below owner; none for an action that changes nothing lasting (systemctl reset-failed)",
           }),
         ),
+        alsoBy: Type.Optional(
+          Type.Array(Type.String({ pattern: "^[a-z]+$" }), {
+            minItems: 1,
+            description: "other words of the owner that ask for the action too (restart asks for a start or a reload of what it names)",
+          }),
+        ),
         flags: flagList("flags it may be given; any other keeps it a command only the owner's session runs"),
         valueFlags: flagList("flags it may be given that take a value (kubectl -n)"),
       },
