@@ -161,9 +161,11 @@ export class Engine {
         decision = withProvenance(decision, required, this.taint.verdicts(call, policy.argumentValues(tool, call.params, facts, call.agentId), required));
       } else if (required) {
         // A command that only reads another host (ssh host cmd, redis-cli, dig), decided by where it
-        // goes, or only restarts services, decided by whose words named them and the action.
+        // goes, or only restarts services, decided by whether a person's message asked for that.
         const named = policy.decidedCommandValues(facts);
+        const service = named ? undefined : policy.serviceActionOf(facts);
         if (named) decision = withProvenance(decision, required, this.taint.verdicts(call, named, required));
+        else if (service) decision = withProvenance(decision, required, this.taint.serviceVerdicts(call, service, required));
       }
       // Still blocked only by a trust floor or an argument's origin: the owner may be asked instead.
       // Only a requester on a channel can be asked: the host refuses a turn that came in on none.

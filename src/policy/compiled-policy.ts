@@ -30,6 +30,17 @@ import { IrreversibleRules, SECRET_SEND, secretSendOf } from "./irreversible.ts"
 import type { IrreversibleAction } from "./decision.ts";
 import { compileCommandRules } from "./commands/command-rules.ts";
 import { CommandReaderCache } from "./commands/command-reader.ts";
+import type { CommandView } from "./commands/classify.ts";
+
+/** A service action a call makes (`CommandView.serviceAction`), for L1 to match against what persons asked for. */
+export interface ServiceAction {
+  /** The argument that holds the command, for the reason. */
+  readonly argument: string;
+  readonly services: readonly string[];
+  readonly verbs: CommandView["serviceVerbs"];
+  /** Where it acts within what the owner's configuration names (a Kubernetes namespace). */
+  readonly scopes: readonly string[];
+}
 
 /** What the status report says about enforcement, from the config alone (the gate's firing is observed elsewhere). */
 export interface Enforcement {
@@ -257,9 +268,8 @@ export class CompiledPolicy implements RulePolicy {
 
   /**
    * A command that only reads another host's state (`CommandView.remoteRead`): where it sends its
-   * request decides it, so its destinations are looked up like a call's hosts. A command that only
-   * restarts services (`CommandView.serviceAction`): the services and the action it names are looked
-   * up like a call's ids. Undefined for any other call, or when provenance is off.
+   * request decides it, so its destinations are looked up like a call's hosts. Undefined for any
+   * other call, or when provenance is off.
    */
   decidedCommandValues(facts: CallFacts | undefined): ArgumentValue[] | undefined {
     const command = facts?.command;
@@ -267,20 +277,17 @@ export class CompiledPolicy implements RulePolicy {
     if (command.view.remoteRead && command.view.destinations.length > 0) {
       return command.view.destinations.map((destination) => ({ argument: command.argument, role: "host" as const, raw: destination }));
     }
-    // A restart of named services (`CommandView.serviceAction`): the owner's own words must name each
-    // service and the action, as a call's ids must come from the owner.
-    if (command.view.serviceAction && command.view.services.length > 0) {
-      return [
-        ...command.view.services.map((service) => ({ argument: `${command.argument}'s service`, role: "id" as const, raw: service })),
-        ...command.view.serviceVerbs.map(({ verb, alsoBy }) => ({
-          argument: `${command.argument}'s action`,
-          role: "id" as const,
-          raw: verb,
-          ...(alsoBy.length > 0 ? { orAs: alsoBy } : {}),
-        })),
-      ];
-    }
     return undefined;
+  }
+
+  /**
+   * A command that only restarts, reloads or starts named services (`CommandView.serviceAction`):
+   * what a person's message must have asked for. Undefined for any other call, or when provenance is off.
+   */
+  serviceActionOf(facts: CallFacts | undefined): ServiceAction | undefined {
+    const command = facts?.command;
+    if (!this.provenance.enabled || !command?.view.serviceAction || command.view.services.length === 0) return undefined;
+    return { argument: command.argument, services: command.view.services, verbs: command.view.serviceVerbs, scopes: command.view.serviceScopes };
   }
 
   /** A path relative to the agent's workspace, or undefined outside it. */

@@ -85,8 +85,6 @@ export interface ArgumentValue {
   readonly relative?: string;
   /** A path the call reads (`access: "read"`): it names a file that is there, never a new one. */
   readonly reads?: boolean;
-  /** Other values that endorse it as well (a service action's start is asked for by the owner's "restart"). */
-  readonly orAs?: readonly string[];
   /** For a recipient: the channel the call names to send on (its `channel` argument), if any. */
   readonly channel?: string;
 }

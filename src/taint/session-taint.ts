@@ -1,18 +1,19 @@
 import { resolve as resolvePath } from "node:path";
 import type { ChannelMessage, Requester, ToolCall, ToolResult, TurnInput } from "../calls.ts";
-import type { CompiledPolicy } from "../policy/compiled-policy.ts";
+import type { CompiledPolicy, ServiceAction } from "../policy/compiled-policy.ts";
 import type { Decision } from "../policy/decision.ts";
 import { normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/tool-names.ts";
 import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { BackgroundRuns, runningId } from "./background-runs.ts";
 import { ListedEntries, type ListedEntry } from "./listed-entries.ts";
+import { ActionRequests } from "./action-requests.ts";
 import { isSendReceipt, namingValues } from "./values.ts";
 import { snakeCaseKey, valuesAt, type Segments } from "../policy/arguments.ts";
 import { NAMED_VALUE_ROLES } from "../policy/manifest-schema.ts";
 import { resultLabel } from "./labels.ts";
 import { OwnerAddresses } from "./owner-addresses.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts";
-import { minTrust, trustRank, type TrustLevel } from "./trust.ts";
+import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
 import type { CallFacts, FileRef } from "../policy/touches.ts";
 import { codeLevel, FileLabels } from "./file-labels.ts";
 import {
@@ -146,6 +147,8 @@ export class SessionTaint {
   private readonly calls = new RecentCalls(20_000);
   private readonly background = new BackgroundRuns();
   private readonly listed = new ListedEntries();
+  /** What persons' messages asked to be done to services (see `serviceVerdicts`). */
+  private readonly requests = new ActionRequests();
   private readonly pendingMessages = new Map<string, PendingMessage[]>();
   private pendingSpawns: PendingSpawn[] = [];
   /** The owner's own addresses: configured, and channel senders the host resolved as the owner. */
@@ -210,18 +213,50 @@ export class SessionTaint {
   /** Where each of a call's security-relevant arguments came from, at the trust the call needs. */
   verdicts(call: Pick<ToolCall, "sessionKey" | "agentId" | "requester">, values: readonly ArgumentValue[], required: TrustLevel): ArgumentVerdict[] {
     const state = call.sessionKey ? this.store.peek(call.sessionKey) : undefined;
-    return values.map((value) => {
-      const own = this.ownAddress(value, call.requester?.channel);
-      if (own) return own;
-      const verdict = this.provenance.verdict(state, value, required, call.agentId);
-      if (verdict.allowed || !value.orAs) return verdict;
-      // A word that asks for it as well (the owner's "restart" for a start): endorsed through that word.
-      for (const other of value.orAs) {
-        const through = this.provenance.verdict(state, { argument: value.argument, role: value.role, raw: other }, required, call.agentId);
-        if (through.allowed && through.verdict === "endorsed") return { ...through, value: verdict.value, note: `asked for by "${through.value}"` };
+    return values.map((value) => this.ownAddress(value, call.requester?.channel) ?? this.provenance.verdict(state, value, required, call.agentId));
+  }
+
+  /**
+   * The verdicts of a service action's services (`CommandView.serviceAction`): each is endorsed when
+   * a person's message at the trust needed asked for that action of it ("restart acme-mailer", "the
+   * api is down, start it"), or for one that covers it (a restart asks for a start or a reload), in
+   * the namespace it names, if any. A name only a log, a file or another tool's output held, or a
+   * message that named the service as context or said not to touch it, asks for nothing.
+   */
+  serviceVerdicts(call: Pick<ToolCall, "sessionKey">, action: ServiceAction, required: TrustLevel): ArgumentVerdict[] {
+    const requests = call.sessionKey ? this.requests.of(call.sessionKey).filter((r) => meetsTrust(r.level, required)) : [];
+    const wanted = action.verbs.length > 0 ? action.verbs : [{ verb: "", alsoBy: [] }];
+    const out: ArgumentVerdict[] = [];
+    for (const service of action.services) {
+      const asking = requests.filter((r) => r.names.includes(service) && wanted.every((w) => w.verb === "" || r.verb === w.verb || w.alsoBy.includes(r.verb)));
+      const scoped = asking.filter((r) => action.scopes.every((scope) => r.context.includes(scope)));
+      const base = { argument: `${action.argument}'s service`, role: "id" as const, value: shownValue(service) };
+      const doing =
+        wanted
+          .map((w) => w.verb)
+          .filter(Boolean)
+          .join(" and ") || "act on";
+      const request = scoped.at(-1);
+      if (request) {
+        out.push({
+          ...base,
+          verdict: "endorsed",
+          allowed: true,
+          level: request.level,
+          source: request.label,
+          note: `${request.label} asks to ${request.verb} it`,
+        });
+      } else {
+        const elsewhere = asking.length > 0 ? ` in namespace ${action.scopes.join(", ")}` : "";
+        out.push({
+          ...base,
+          verdict: "tainted",
+          allowed: false,
+          note: `no message of the owner at ${required} asks to ${doing} it${elsewhere} (a service action below owner runs only what the owner's own words ask for: the action said of the service)`,
+        });
       }
-      return verdict;
-    });
+    }
+    return out;
   }
 
   /** A recipient that is the owner's own address (`owner-addresses.ts`) is endorsed at owner, whatever the session read. */
@@ -512,6 +547,7 @@ export class SessionTaint {
       label = OTHERS_IN_TURN;
     }
     this.provenance.noteContent(state, turn.prompt as string, level, { level, label });
+    if (this.policy.provenance.enabled) this.requests.note(key, turn.prompt as string, level, label);
     this.pickListed(state, turn.sessionKey as string);
   }
 
@@ -550,7 +586,9 @@ export class SessionTaint {
     if (message.text) {
       const level: TrustLevel = this.owners.isProven(channel, senderId) ? "owner" : this.policy.isTrustedSender(channel, senderId) ? "verified" : "community";
       const state = this.store.get(sessionKey, "owner");
-      this.provenance.noteContent(state, message.text, level, { level, label: `a message from ${channel ?? "?"}:${senderId ?? "unknown sender"}` });
+      const label = `a message from ${channel ?? "?"}:${senderId ?? "unknown sender"}`;
+      this.provenance.noteContent(state, message.text, level, { level, label });
+      if (this.policy.provenance.enabled) this.requests.note(sessionKey, message.text, level, label);
       this.pickListed(state, sessionKey);
     }
     if (this.owners.isProven(channel, senderId)) return;

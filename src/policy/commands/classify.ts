@@ -149,6 +149,8 @@ export interface CommandView {
   readonly serviceAction: boolean;
   /** The services a service action names (units without `.service`, workload and container names). */
   readonly services: readonly string[];
+  /** Where a service action acts within what the owner's configuration names: a Kubernetes namespace (`-n`). */
+  readonly serviceScopes: readonly string[];
   /** The words that name its actions (restart, reload, start), once each, with the other words that ask for them too. */
   readonly serviceVerbs: readonly { readonly verb: string; readonly alsoBy: readonly string[] }[];
   /** Irreversible actions named by matching rules ("push to a remote"). */
@@ -230,6 +232,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       destinations: [],
       serviceAction: false,
       services: [],
+      serviceScopes: [],
       serviceVerbs: [],
       irreversible: [],
       irreversibleActions: [],
@@ -533,6 +536,7 @@ class Walker {
   /** Service actions (see CommandView.serviceAction), and what they name. */
   private serviceActs = 0;
   private readonly services: string[] = [];
+  private readonly serviceScopes: string[] = [];
   private readonly serviceVerbs: { verb: string; alsoBy: readonly string[] }[] = [];
   private readonly repositories: string[] = [];
   private readonly madeRepositories: string[] = [];
@@ -578,6 +582,7 @@ class Walker {
       destinations: this.destinations,
       serviceAction: !this.readOnly && this.onlyRemoteReads && this.serviceActs > 0 && this.remoteReads === 0,
       services: this.services,
+      serviceScopes: this.serviceScopes,
       serviceVerbs: this.serviceVerbs,
       irreversible: this.irreversible,
       irreversibleActions: this.irreversibleActions,
@@ -1133,6 +1138,7 @@ class Walker {
   private runService(b: Behaviour, spec: ServiceActionSpec, label: string, args: readonly Word[], ctx: Context): void {
     const why = `${label} ${b.why ?? KIND_WHY[b.kind]}`;
     const names: string[] = [];
+    const scopes: string[] = [];
     let plain = this.remoteDepth === 0 && !ctx.remote;
     for (let i = 0; plain && i < args.length; i++) {
       const w = args[i];
@@ -1141,7 +1147,10 @@ class Walker {
         const eq = w.text.indexOf("=");
         const flag = eq === -1 ? w.text : w.text.slice(0, eq);
         if (has(spec.valueFlags, flag)) {
-          if (eq === -1) i++;
+          const value = eq === -1 ? args[++i] : literalWord(w.text.slice(eq + 1));
+          if (!value || value.dynamic || value.glob) plain = false;
+          // Kubernetes' -n: the namespace is part of what is restarted.
+          else if (spec.units === "kubernetes" && (flag === "-n" || flag === "--namespace")) scopes.push(value.text.toLowerCase());
         } else if (eq !== -1 || !has(spec.flags, flag)) plain = false;
       } else names.push(w.text);
     }
@@ -1155,6 +1164,7 @@ class Walker {
     this.external = true;
     this.serviceActs++;
     for (const service of services) add(this.services, service);
+    for (const scope of scopes) add(this.serviceScopes, scope);
     const verb = spec.verb;
     if (verb && !this.serviceVerbs.some((v) => v.verb === verb)) this.serviceVerbs.push({ verb, alsoBy: spec.alsoBy ?? NONE });
   }
@@ -4136,7 +4146,8 @@ function serviceNames(units: ServiceActionSpec["units"], operands: readonly stri
   }
   if (units === "docker") {
     for (const name of operands) {
-      if (!CONTAINER_NAME.test(name)) return undefined;
+      // An operand of hex digits may be taken as an id's prefix ("dead", "cafe"): not a name.
+      if (!CONTAINER_NAME.test(name) || /^[0-9a-f]+$/i.test(name)) return undefined;
       out.push(name.toLowerCase());
     }
     return out;
