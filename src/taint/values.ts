@@ -526,6 +526,10 @@ const HANDLE = /^@[a-z0-9_][a-z0-9_.-]{1,63}$/;
  * The forms of one value. `text`: the value was read from text, so the readings an argument cannot
  * tell apart are added (an ambiguous separator, a negative amount's magnitude, a comma list's items).
  */
+/** A host (a name or an IPv4 address) and a port. */
+const HOST_PORT = /^([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?):(\d{1,5})$/;
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
 function valueForms(value: string, text: boolean): string[] {
   const v = value.trim();
   if (!v) return [];
@@ -556,6 +560,10 @@ function valueForms(value: string, text: boolean): string[] {
       const rest = /[\d_.@-]/.test(bare) ? valueForms(bare, text) : [];
       return [lower, ...rest];
     }
+    // A host with its port, as a log or a message writes it (ECONNREFUSED 10.0.1.20:6379,
+    // db-1.internal:5432): in what enters, it names the host too. A time (10:30) names nothing.
+    const hostPort = HOST_PORT.exec(lower);
+    if (hostPort && text && (/[a-z]/.test(hostPort[1]) || IPV4.test(hostPort[1]))) return [lower, hostPort[1]];
   }
   if (lower.includes("@")) {
     // A handle (@pieter_vd) is the same name as written without its @, when the name cannot be

@@ -199,6 +199,14 @@ describe("addresses and URLs however they are written", () => {
     expect(matches("the file src/date.ts", "date.ts")).toBe(false);
   });
 
+  it("a host written with its port names the host; a time or a chat target's id does not name a host", () => {
+    expect(matches('{"msg":"redis connect ECONNREFUSED 10.0.1.20:6379"}', "10.0.1.20")).toBe(true);
+    expect(matches("check the pool on db-1.internal:5432", "db-1.internal")).toBe(true);
+    expect(values("meet at 10:30")).not.toContain("10");
+    expect(values("channel:12345")).toEqual(["channel:12345", "12345"]);
+    expect(values(large("relay at evil.example:8443 now"))).toContain("evil.example");
+  });
+
   it("ids that end in base64 padding keep it", () => {
     expect(matches('{"id": "group:VkJ5cHIxb3ZxZGlubmVyPQ==", "name": "Saturday dinner"}', "group:VkJ5cHIxb3ZxZGlubmVyPQ==")).toBe(true);
   });
