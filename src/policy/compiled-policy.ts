@@ -40,6 +40,7 @@ export interface ServiceAction {
   readonly verbs: CommandView["serviceVerbs"];
   /** Where it acts within what the owner's configuration names (a Kubernetes namespace). */
   readonly scopes: readonly string[];
+  readonly kinds: CommandView["serviceKinds"];
 }
 
 /** What the status report says about enforcement, from the config alone (the gate's firing is observed elsewhere). */
@@ -287,7 +288,13 @@ export class CompiledPolicy implements RulePolicy {
   serviceActionOf(facts: CallFacts | undefined): ServiceAction | undefined {
     const command = facts?.command;
     if (!this.provenance.enabled || !command?.view.serviceAction || command.view.services.length === 0) return undefined;
-    return { argument: command.argument, services: command.view.services, verbs: command.view.serviceVerbs, scopes: command.view.serviceScopes };
+    return {
+      argument: command.argument,
+      services: command.view.services,
+      verbs: command.view.serviceVerbs,
+      scopes: command.view.serviceScopes,
+      kinds: command.view.serviceKinds,
+    };
   }
 
   /** A path relative to the agent's workspace, or undefined outside it. */

@@ -1,154 +1,471 @@
 import type { TrustLevel } from "./trust.ts";
 
 /**
- * What a person's message asks to be done to services: "restart acme-mailer please", "check the
- * journal, then start it". A service action below owner (`CommandView.serviceAction`) runs only
- * what such a request names: the action, and the service as what the action is said of. Words
- * elsewhere in the message (a service named as context, "don't restart postgresql", a runbook the
- * session read) ask for nothing.
+ * What a person's message asks to be done to services: "restart acme-mailer please", "the api is
+ * down, check the journal and start it". A service action below owner (`CommandView.serviceAction`)
+ * runs only what such a request names: the action, said of the service, in the namespace the
+ * request names. The reading is deliberately narrow, so that words elsewhere in a message ask for
+ * nothing: a service named as context ("the api can't reach postgresql"), a negated or conditional
+ * action ("don't restart postgresql", "if you restart it, tell me"), a question ("should I restart
+ * redis?"), quoted or reported words ("the runbook says to restart redis", `systemctl restart x`),
+ * and what a log or a file says. What it cannot read asks the owner.
  *
- * A request keeps the action word and the names it was said of, never the message. In memory only
- * and bounded, like the listed entries: a restart of the gateway forgets them, and the action then
- * asks the owner.
+ * Only the latest person's message of a session asks for anything: a request lasts for the turn it
+ * started. Requests are kept in memory, like the listed entries: a gateway restart forgets them.
  */
 export interface ActionRequest {
-  /** The action word, as the program table names it: restart, reload, start. */
+  /** The action, as the program table names it: restart, reload, start. */
   readonly verb: string;
-  /** The words the action was said of (its object, or what a pronoun object stood for), lower case. */
+  /** The names it was said of: its object, or what a pronoun object stood for (lower case). */
   readonly names: readonly string[];
-  /** The words of the message's sentences around it: where a namespace or an environment may be named. */
-  readonly context: readonly string[];
+  /** What kind of service the owner said it is, when they did: systemd, docker or kubernetes. */
+  readonly kinds: readonly ServiceKind[];
+  /** Kubernetes namespaces the request names ("in staging", "the payments namespace"), if any. */
+  readonly namespaces: readonly string[];
   readonly level: TrustLevel;
   /** Whose message it was, for the record ("the owner's message"). */
   readonly label: string;
 }
 
-/** Requests kept per session, and sessions kept. */
-export const MAX_REQUESTS = 16;
-export const MAX_REQUEST_SESSIONS = 512;
+export type ServiceKind = "systemd" | "docker" | "kubernetes";
 
-/** Forms of each action word a person writes. */
+export type FoundRequest = Omit<ActionRequest, "level" | "label">;
+
+/** Sessions kept, requests kept per message, and words of a session's latest message kept for a follow-up. */
+export const MAX_REQUEST_SESSIONS = 512;
+export const MAX_REQUESTS = 16;
+export const MAX_WORDS_KEPT = 64;
+
+/** OpenClaw's marker on the context it adds to a turn's text (chat history, a quoted message, metadata). */
+const CONTEXT_MARKER = "\u27E6openclaw:ctx\u27E7";
+
+/** The action words, in the form a request uses (imperative, or the noun: "give it a restart"). */
 const VERBS: ReadonlyMap<string, string> = new Map([
   ["restart", "restart"],
-  ["restarts", "restart"],
-  ["restarted", "restart"],
-  ["restarting", "restart"],
+  ["bounce", "restart"],
   ["reload", "reload"],
-  ["reloads", "reload"],
-  ["reloaded", "reload"],
-  ["reloading", "reload"],
   ["start", "start"],
-  ["starts", "start"],
-  ["started", "start"],
-  ["starting", "start"],
 ]);
+/** "bring X back up", "bring it up": a start of X. */
+const BRING = "bring";
+const BACK_UP = new Set(["back", "up"]);
 
-/** Words before an action that say not to do it ("don't restart", "never reload", "no need to restart"). */
-const NEGATIONS = new Set(["not", "no", "never", "don't", "dont", "without", "avoid", "nor", "neither", "instead"]);
-/** A word ending in n't ("can't", "won't", "shouldn't") negates too. */
+/** Words that say not to do what follows, anywhere before it in the sentence ("do NOT, ever, restart"). */
+const NEGATIONS = new Set(["not", "no", "never", "don't", "dont", "without", "avoid", "hold", "refrain", "skip", "nor", "neither", "instead"]);
+/** A word ending in n't negates only within its clause ("nginx isn't responding, restart it" asks for a restart). */
 const NEGATED = /n['\u2019]?t$/;
 
-/**
- * Phrases that make the whole message a request to look only: "change nothing", "don't touch
- * anything", "read-only". Such a message asks for no action at all.
- */
+/** Words before an action, in its clause, that make it no request: a condition, a question, someone else's words. */
+const NOT_ASKED = new Set([
+  "if",
+  "when",
+  "whenever",
+  "whether",
+  "unless",
+  "once",
+  "after",
+  "before",
+  "until",
+  "why",
+  "how",
+  "what",
+  "does",
+  "did",
+  "is",
+  "are",
+  "was",
+  "were",
+  "should",
+  "shall",
+  "might",
+  "may",
+  "must",
+  "says",
+  "say",
+  "said",
+  "suggests",
+  "suggested",
+  "recommends",
+  "recommended",
+  "tells",
+  "told",
+  "wants",
+  "asks",
+  "asked",
+]);
+/** A question that is a request ("can you restart nginx?", "could u bounce it?"). */
+const ASKING = /^(?:(?:ok|okay|so|and|also|then|hey|hi)\s+)*(?:(?:can|could|would|will)\s+(?:you|u)|please|pls)\b/;
+
+/** A message that asks only to look: it asks for no action at all. */
 const LOOK_ONLY =
   /\b(?:change nothing|touch nothing|do nothing|don['\u2019]?t (?:change|touch|fix|do|modify)|do not (?:change|touch|fix|do|modify)|read[- ]only|only (?:read|look|check)|just (?:read|look|check)|no changes)\b/;
 
-/** Words after an action that do not start its object ("start by checking", "start with the logs"). */
-const NOT_AN_OBJECT = new Set(["by", "with", "from", "off", "over", "at", "to", "working", "out"]);
-
-/** Words that stand for something named before ("restart it", "a rolling restart of the deployment"). */
-const REFERRING = new Set([
-  "it",
-  "them",
-  "this",
-  "that",
-  "these",
-  "those",
-  "both",
-  "all",
-  "service",
-  "services",
-  "deployment",
-  "deployments",
-  "container",
-  "containers",
-  "pod",
-  "pods",
-  "app",
-  "application",
-  "unit",
-  "units",
-  "daemon",
-  "workload",
-  "workloads",
-  "one",
-]);
-
-/** Words that say nothing about which service (articles, fillers). */
-const FILLER = new Set([
-  "the",
-  "a",
-  "an",
-  "of",
-  "its",
-  "their",
-  "my",
-  "our",
-  "your",
-  "please",
-  "now",
-  "again",
-  "rolling",
-  "quick",
-  "graceful",
+/** Objects that are no service: "start by", "restart nothing", "start with the logs". */
+const NOT_AN_OBJECT = new Set(["by", "with", "from", "off", "over", "at", "to", "nothing", "none", "anything", "everything", "working", "out"]);
+/** Where an object ends. */
+const OBJECT_END = new Set([
+  ",",
+  "(",
+  ")",
+  "-",
+  "without",
+  "except",
+  "but",
+  "not",
+  "nor",
+  "so",
+  "to",
+  "for",
+  "because",
+  "since",
+  "while",
+  "until",
+  "unless",
+  "if",
+  "when",
   "then",
-  "just",
-  "up",
+  "as",
+  "once",
+  "after",
+  "before",
+  "too",
+  "also",
+  "and",
+  "or",
+  "in",
+  "on",
+  "at",
+  "with",
+  "from",
+  "there",
+  "again",
+  "now",
+  "please",
+  "pls",
+  "asap",
+  "back",
 ]);
+/** Words that say nothing about which service. */
+const FILLER = new Set(["the", "a", "an", "of", "its", "their", "my", "our", "your", "this", "that", "rolling", "quick", "graceful", "up", "just"]);
+/** Nouns that say what kind of service a name is. */
+const KIND_NOUNS: ReadonlyMap<string, ServiceKind> = new Map([
+  ["service", "systemd"],
+  ["services", "systemd"],
+  ["unit", "systemd"],
+  ["units", "systemd"],
+  ["daemon", "systemd"],
+  ["container", "docker"],
+  ["containers", "docker"],
+  ["deployment", "kubernetes"],
+  ["deployments", "kubernetes"],
+  ["deploy", "kubernetes"],
+  ["statefulset", "kubernetes"],
+  ["daemonset", "kubernetes"],
+  ["pod", "kubernetes"],
+  ["pods", "kubernetes"],
+  ["workload", "kubernetes"],
+]);
+/** Objects that stand for something named before ("restart it", "a rolling restart of the deployment"). */
+const PRONOUNS = new Set(["it", "them", "both", "all", "these", "those", "one"]);
 
 /**
  * Services of the host itself, whose restart stops or cuts off everything else (every container,
- * the node, the owner's own connection): only a request that names them as its object asks for
- * them, never a pronoun ("the web container in docker keeps crashing, restart it" is the container).
+ * the node, the owner's own connection): only a request that names them as its object asks for them.
  */
 const HOST_SERVICES =
   /^(?:docker|dockerd|containerd|podman|kubelet|k3s|k3s-agent|crio|ssh|sshd|dbus|dbus-broker|network|networking|networkmanager|systemd-.*|firewalld|ufw|nftables|iptables|netfilter-persistent|cron|crond|rsyslog|polkit|getty@.*|libvirtd|multipathd|snapd)$/;
 
-/** Clause ends inside a sentence: the object of an action runs to the next one. */
-const CLAUSE_END = new Set([",", "but", "then", "if", "when", "after", "before", "because", "once", "so", "until", "unless", "while"]);
+/** Words that are not a service's name: function words, and what people say about services. */
+const COMMON = new Set(
+  (
+    "a an the and or but if then so to of in on at by for with from as is are was were be been being am it its it's this that these those " +
+    "i me my we our you your he she they them their there here what which who why how when where all any some no not one two both each " +
+    "do does did done doing have has had can could would should will may might must shall please pls ok okay hey hi thanks thank just also " +
+    "again now still already yet very really quite too more most less about into onto over under up down out off back after before since " +
+    "check look see show tell find get give make take let run keep keeps kept seems seem seemed looks look looked appear appears " +
+    "stuck slow slower broken crash crashed crashing crashes fail fails failed failing dead died dying hung hang hangs hanging down up " +
+    "stopped stop stops answering responding working running restarted started reloaded timing timeout timeouts erroring error errors " +
+    "log logs journal status state health healthy fine good normal issue issues problem problems wrong weird again today tonight morning " +
+    "box server host machine node cluster config configuration memory cpu disk load traffic requests request queue something thing " +
+    "anything everything nothing why again ago hour hours minute minutes since last night yesterday old new stale latest current previous " +
+    "rolling quick graceful full hard soft same other another first second way bit lot like need needs want wants think"
+  ).split(" "),
+);
+/** Words after a name that say it is well: it is not what "restart it" stands for. */
+const WELL = new Set(["fine", "ok", "okay", "healthy", "good", "normal", "green", "alright"]);
 
-const WORD = /[a-z0-9](?:[a-z0-9_.@:/'\u2019-]*[a-z0-9])?|,/g;
+const TOKEN = /(?<![a-z0-9])--?[a-z][a-z-]*|[a-z0-9](?:[a-z0-9_.@/'\u2019-]*[a-z0-9])?|[,()\u2014\u2013]|\s-\s/g;
 
-/** The requests a message makes, in order. */
-export function requestsIn(text: string): { verb: string; names: string[]; context: string[] }[] {
-  const lower = text.toLowerCase();
+interface Sentence {
+  readonly words: readonly string[];
+  readonly question: boolean;
+  readonly asking: boolean;
+}
+
+/** The person's own words of a turn's text: the context blocks OpenClaw adds taken out; undefined when that cannot be done. */
+export function ownWords(text: string): string | undefined {
+  if (!text.includes(CONTEXT_MARKER)) return text;
+  const lines = text.split("\n");
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i].trimEnd().endsWith(CONTEXT_MARKER)) {
+      kept.push(lines[i]);
+      continue;
+    }
+    // A header line, then its block: a fenced JSON block, or lines up to an empty one.
+    let j = i + 1;
+    if (lines[j]?.trim() === "```json") {
+      j++;
+      while (j < lines.length && lines[j].trim() !== "```") j++;
+    } else {
+      while (j < lines.length && lines[j].trim() !== "") j++;
+    }
+    i = j;
+  }
+  const own = kept.join("\n");
+  return own.includes(CONTEXT_MARKER) ? undefined : own;
+}
+
+/** The words of a message, as a later "restart it" may look back at them. */
+export function wordsOf(text: string): string[] {
+  const own = ownWords(text);
+  return own === undefined ? [] : tokens(unquoted(own.toLowerCase())).filter((w) => /^[a-z0-9]/.test(w));
+}
+
+/**
+ * The requests a message makes, in order. `before`: the words of the same person's previous
+ * message, which a pronoun object of a short follow-up ("ok, restart it") may stand for.
+ */
+export function requestsIn(text: string, before: readonly string[] = []): FoundRequest[] {
+  const own = ownWords(text);
+  if (own === undefined) return [];
+  const lower = unquoted(own.toLowerCase());
   if (LOOK_ONLY.test(lower)) return [];
-  const sentences = lower.split(/[.!?;:]+(?=\s|$)|\n+/).map((s) => s.match(WORD) ?? []);
-  const out: { verb: string; names: string[]; context: string[] }[] = [];
-  sentences.forEach((words, s) => {
-    for (let i = 0; i < words.length; i++) {
-      const verb = VERBS.get(words[i]);
-      if (!verb) continue;
-      if (negated(words, i)) continue;
-      const next = words.slice(i + 1).find((w) => !FILLER.has(w));
-      if (next !== undefined && NOT_AN_OBJECT.has(next)) continue;
-      const object: string[] = [];
-      for (let j = i + 1; j < words.length && object.length < 8; j++) {
-        if (CLAUSE_END.has(words[j])) break;
-        if (!FILLER.has(words[j]) && words[j] !== "and" && words[j] !== "on" && words[j] !== "in") object.push(words[j]);
+  const sentences = sentencesOf(lower);
+  const out: FoundRequest[] = [];
+  sentences.forEach((sentence, s) => {
+    if (sentence.question && !sentence.asking) return;
+    const words = sentence.words;
+    for (let i = 0; i < words.length && out.length < MAX_REQUESTS; i++) {
+      let verb = VERBS.get(words[i]);
+      let end = words.length;
+      if (!verb && words[i] === BRING) {
+        const back = words.findIndex((w, j) => j > i && j <= i + 6 && BACK_UP.has(w));
+        if (back === -1) continue;
+        verb = "start";
+        end = back;
       }
-      const previous = s > 0 ? sentences[s - 1] : [];
-      // A namespace or an environment may be named anywhere around it, also as part of a name (payments-api).
-      const context = [...previous, ...words].filter((w) => w !== ",").flatMap((w) => [w, ...w.split("-")]);
-      const refers = object.length === 0 || REFERRING.has(object[0]);
-      // A pronoun object stands for what the sentence, or the one before, named: not a host service.
-      const names = refers ? [...object, ...previous, ...words.slice(0, i)].filter((w) => w !== "," && !HOST_SERVICES.test(w)) : object;
-      out.push({ verb, names: [...new Set(names.flatMap(forms))], context: [...new Set(context.flatMap(forms))] });
+      if (!verb || !asked(words, i)) continue;
+      const items = objectOf(words, i + 1, end);
+      if (items === undefined) continue;
+      const object = items.flat();
+      const kinds = new Set<ServiceKind>();
+      let names = object.filter((w) => !KIND_NOUNS.has(w) && !PRONOUNS.has(w));
+      for (const w of object) if (KIND_NOUNS.has(w)) kinds.add(KIND_NOUNS.get(w) as ServiceKind);
+      const refers = names.length === 0;
+      let around = words;
+      if (refers) {
+        // The sentence before the action, the one before it, the person's previous message.
+        const windows = [words.slice(0, i), ...(s > 0 ? [sentences[s - 1].words] : []), before];
+        const wanted = [...kinds][0];
+        const found = referents(windows, wanted, plural(object));
+        if (!found) continue;
+        names = found.names;
+        for (const kind of found.kinds) kinds.add(kind);
+        around = [...found.window, ...words];
+      }
+      const namespaces = namespacesIn(around);
+      // The owner's "the queue consumer" may be the unit queue-consumer.
+      const joined = refers
+        ? []
+        : items.flatMap((item) => {
+            const words = item.filter((w) => !KIND_NOUNS.has(w));
+            return words.slice(1).map((w, j) => `${words[j]}-${w}`);
+          });
+      out.push({ verb, names: [...new Set([...names, ...joined].flatMap(forms))], kinds: [...kinds], namespaces });
     }
   });
   return out;
+}
+
+/** Double-quoted, backticked and fenced text: someone else's words, or a command to read about. */
+function unquoted(text: string): string {
+  return text
+    .replace(/```[\s\S]*?```/g, " . ")
+    .replace(/`[^`\n]*`/g, " ")
+    .replace(/"[^"\n]*"|\u201c[^\u201d\n]*\u201d/g, " ")
+    .replace(/^\s*>.*$/gm, " ");
+}
+
+function tokens(text: string): string[] {
+  const out: string[] = [];
+  for (const t of text.match(TOKEN) ?? []) {
+    if (t.trim() === "-" || t === "\u2014" || t === "\u2013") out.push("-");
+    // "nginx's down": the name, then "is".
+    else if (/^[a-z0-9].*['\u2019]s$/.test(t)) out.push(t.slice(0, -2), "is");
+    else out.push(t);
+  }
+  return out;
+}
+
+function sentencesOf(text: string): Sentence[] {
+  const out: Sentence[] = [];
+  // A sentence ends at . ! ? or ; before a space or the end (not inside php8.2-fpm), and at a line break.
+  for (const m of text.split(/(?<=[.!?;])(?=\s|$)|\n/)) {
+    const body = m.trim();
+    if (!body) continue;
+    const words = tokens(body);
+    if (words.length === 0) continue;
+    out.push({ words, question: /\?\s*$/.test(body), asking: ASKING.test(body) });
+  }
+  return out;
+}
+
+/** The action at `at` is asked for: no negation before it in the sentence, no condition, question or reported speech in its clause. */
+function asked(words: readonly string[], at: number): boolean {
+  let sameClause = true;
+  for (let j = at - 1; j >= 0 && j >= at - 8; j--) {
+    const w = words[j];
+    if (w === "," || w === "-" || w === "(" || w === ")") {
+      sameClause = false;
+      continue;
+    }
+    if (NEGATIONS.has(w)) return false;
+    if (!sameClause) continue;
+    if (w === "and" || w === "then" || w === "so" || w === "please" || w === "pls") {
+      sameClause = false;
+      continue;
+    }
+    if (NEGATED.test(w)) return false;
+    // "can you restart it?" is asked; "you should restart it" and "what if I restart it" are not.
+    if (NOT_ASKED.has(w)) return false;
+  }
+  return true;
+}
+
+/** The object after an action, as its items: up to three words each, more joined by "and" or commas while each ends the list. */
+function objectOf(words: readonly string[], from: number, to: number): string[][] | undefined {
+  let j = from;
+  while (j < to && FILLER.has(words[j])) j++;
+  if (j < to && NOT_AN_OBJECT.has(words[j])) return undefined;
+  const out: string[][] = [[]];
+  let item = 0;
+  for (; j < to; j++) {
+    const w = words[j];
+    if (w === "and" || w === ",") {
+      // Another item only when it is a name that ends the list ("nginx and php-fpm", "api, worker and cron").
+      const next = words[j + 1];
+      const after = words[j + 2];
+      if (next === undefined || OBJECT_END.has(next) || COMMON.has(next)) break;
+      if (after !== undefined && after !== "and" && after !== "," && !OBJECT_END.has(after) && !KIND_NOUNS.has(after)) break;
+      item = 0;
+      out.push([]);
+      continue;
+    }
+    if (OBJECT_END.has(w) || w.startsWith("-")) break;
+    if (FILLER.has(w)) continue;
+    if (item >= 3) break;
+    out[out.length - 1].push(w);
+    item++;
+  }
+  return out.filter((i) => i.length > 0);
+}
+
+function plural(object: readonly string[]): boolean {
+  return object.some((w) => w === "them" || w === "both" || w === "all" || w === "these" || w === "those" || w.endsWith("s"));
+}
+
+/**
+ * What a pronoun or a generic object stands for, looking in each window in turn (the sentence before
+ * it, the sentence before that, the previous message): first a name said with a kind noun ("the
+ * fraud-scorer deployment", the kind the object says if it says one), then a name said to be in
+ * trouble ("nginx is throwing 502s", "minio went down"), then the nearest name. Never a name said to
+ * be well ("postgresql looks fine"), in a negated clause, or one of the host's own daemons. All of
+ * them for "them" and "both". Undefined when no window names one.
+ */
+function referents(
+  windows: readonly (readonly string[])[],
+  wanted: ServiceKind | undefined,
+  many: boolean,
+): { names: string[]; kinds: ServiceKind[]; window: readonly string[] } | undefined {
+  const passes: ((words: readonly string[], j: number) => boolean)[] = [
+    (words, j) => {
+      const kind = KIND_NOUNS.get(words[j + 1] ?? "");
+      return kind !== undefined && (wanted === undefined || kind === wanted);
+    },
+    (words, j) => TROUBLE.has(words[j + 1] ?? ""),
+    () => true,
+  ];
+  for (const pass of passes) {
+    for (const window of windows) {
+      const found = candidates(window).filter((j) => pass(window, j));
+      if (found.length === 0) continue;
+      const picked = many ? found : [found[found.length - 1]];
+      const kinds = picked.map((j) => KIND_NOUNS.get(window[j + 1] ?? "")).filter((k): k is ServiceKind => k !== undefined);
+      return { names: picked.map((j) => window[j]), kinds, window };
+    }
+  }
+  return undefined;
+}
+
+/** The positions of the names a window holds that a pronoun may stand for. */
+function candidates(words: readonly string[]): number[] {
+  const out: number[] = [];
+  let negatedClause = false;
+  for (let j = 0; j < words.length; j++) {
+    if (words[j] === "," || words[j] === "(" || words[j] === "-") negatedClause = false;
+    if (NEGATIONS.has(words[j]) || (NEGATED.test(words[j]) && VERBS.has(words[j + 1] ?? ""))) negatedClause = true;
+    if (negatedClause || !nameLike(words[j])) continue;
+    if (WELL.has(words[j + 1] ?? "") || WELL.has(words[j + 2] ?? "") || WELL.has(words[j + 3] ?? "")) continue;
+    out.push(j);
+  }
+  return out;
+}
+
+/** Words after a name that say it is in trouble, or what it is doing. */
+const TROUBLE = new Set(
+  (
+    "is are was were has had keeps kept seems seem looks look went goes stopped crashed crashes crashing died dies failed fails failing " +
+    "hangs hung hanging won't wont isn't isnt wasn't can't cant doesn't doesnt didn't throws throwing returns returning eats eating " +
+    "uses using leaks leaking times timed refuses refused errors erroring"
+  ).split(" "),
+);
+
+function nameLike(word: string): boolean {
+  return (
+    /^[a-z]/.test(word) &&
+    word.length >= 2 &&
+    !COMMON.has(word) &&
+    !FILLER.has(word) &&
+    !KIND_NOUNS.has(word) &&
+    !PRONOUNS.has(word) &&
+    !VERBS.has(word) &&
+    !HOST_SERVICES.test(word) &&
+    !/^\d+$/.test(word)
+  );
+}
+
+/** Namespaces a sentence names: "in staging", "the payments namespace", "namespace payments", "-n payments". */
+function namespacesIn(words: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (let j = 0; j < words.length; j++) {
+    const negated = (k: number) => k > 0 && (NEGATIONS.has(words[k - 1]) || words[k - 1] === "except");
+    if ((words[j] === "in" || words[j] === "on") && words[j + 1] && !negated(j)) {
+      const k = words[j + 1] === "the" ? j + 2 : j + 1;
+      const ns = words[k];
+      if (
+        ns &&
+        (words[k + 1] === "namespace" ||
+          words[k + 1] === "ns" ||
+          /^(?:prod|production|staging|stage|dev|development|qa|test|testing|preprod|sandbox)$/.test(ns))
+      )
+        out.add(ns);
+    }
+    if ((words[j] === "namespace" || words[j] === "ns") && j > 0 && nameLike(words[j - 1]) && !negated(j - 1)) out.add(words[j - 1]);
+    if (words[j] === "namespace" && words[j + 1] && nameLike(words[j + 1])) out.add(words[j + 1]);
+    if ((words[j] === "-n" || words[j] === "--namespace") && words[j + 1] && /^[a-z0-9]/.test(words[j + 1])) out.add(words[j + 1]);
+  }
+  return [...out];
 }
 
 /** A word, and for a workload written with its kind (deploy/api) or a unit (api.service), the name alone. */
@@ -160,41 +477,36 @@ function forms(word: string): string[] {
   return out;
 }
 
-/** An action word with a negation among the three words before it, in the same clause. */
-function negated(words: readonly string[], at: number): boolean {
-  for (let j = at - 1; j >= 0 && j >= at - 3; j--) {
-    if (words[j] === ",") return false;
-    if (NEGATIONS.has(words[j]) || NEGATED.test(words[j])) return true;
-  }
-  return false;
-}
-
-/** The requests of recent persons' messages, per session. */
+/** The requests of each session's latest person's message. */
 export class ActionRequests {
-  private readonly sessions = new Map<string, ActionRequest[]>();
+  private readonly sessions = new Map<string, { requests: ActionRequest[]; words: string[]; level: TrustLevel }>();
   private readonly max: number;
 
   constructor(maxSessions = MAX_REQUEST_SESSIONS) {
     this.max = maxSessions;
   }
 
-  /** Notes what a person's message at `level` asks for. */
+  /**
+   * Notes what a person's message at `level` asks for; it replaces what the session's earlier
+   * messages asked for (a request lasts for its turn). The same message noted twice (the channel's
+   * hook and the turn's) is read once.
+   */
   note(sessionKey: string, text: string, level: TrustLevel, label: string): void {
-    const found = requestsIn(text);
-    if (found.length === 0) return;
-    const list = this.sessions.get(sessionKey) ?? [];
+    const earlier = this.sessions.get(sessionKey);
+    const words = wordsOf(text).slice(0, MAX_WORDS_KEPT);
+    if (earlier && earlier.level === level && earlier.words.join(" ") === words.join(" ")) return;
+    const before = earlier && earlier.level === level ? earlier.words : [];
+    const requests = requestsIn(text, before).map((r) => ({ ...r, level, label }));
     this.sessions.delete(sessionKey);
     if (this.sessions.size >= this.max) {
       const oldest = this.sessions.keys().next().value;
       if (oldest !== undefined) this.sessions.delete(oldest);
     }
-    for (const request of found) list.push({ ...request, level, label });
-    while (list.length > MAX_REQUESTS) list.shift();
-    this.sessions.set(sessionKey, list);
+    this.sessions.set(sessionKey, { requests, words, level });
   }
 
   of(sessionKey: string): readonly ActionRequest[] {
-    return this.sessions.get(sessionKey) ?? [];
+    return this.sessions.get(sessionKey)?.requests ?? [];
   }
 
   forget(sessionKey: string): void {

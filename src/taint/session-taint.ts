@@ -218,45 +218,57 @@ export class SessionTaint {
 
   /**
    * The verdicts of a service action's services (`CommandView.serviceAction`): each is endorsed when
-   * a person's message at the trust needed asked for that action of it ("restart acme-mailer", "the
-   * api is down, start it"), or for one that covers it (a restart asks for a start or a reload), in
-   * the namespace it names, if any. A name only a log, a file or another tool's output held, or a
-   * message that named the service as context or said not to touch it, asks for nothing.
+   * the session's latest message of a person at the trust needed asked for that action of it
+   * (`action-requests.ts`: "restart acme-mailer", "the api is down, start it"), or for one that
+   * covers it (a restart asks for a start or a reload), of the kind it is when the message said
+   * ("the nginx container" is not the nginx unit), in the namespace the message named (none named:
+   * no namespace, or one the service's own name holds, as payments for payments-api). A name only a
+   * log, a file or another tool's output held, or a message that named the service as context, in
+   * a question or a condition, or said not to touch it, asks for nothing.
    */
   serviceVerdicts(call: Pick<ToolCall, "sessionKey">, action: ServiceAction, required: TrustLevel): ArgumentVerdict[] {
     const requests = call.sessionKey ? this.requests.of(call.sessionKey).filter((r) => meetsTrust(r.level, required)) : [];
     const wanted = action.verbs.length > 0 ? action.verbs : [{ verb: "", alsoBy: [] }];
-    const out: ArgumentVerdict[] = [];
-    for (const service of action.services) {
-      const asking = requests.filter((r) => r.names.includes(service) && wanted.every((w) => w.verb === "" || r.verb === w.verb || w.alsoBy.includes(r.verb)));
-      const scoped = asking.filter((r) => action.scopes.every((scope) => r.context.includes(scope)));
+    const doing =
+      wanted
+        .map((w) => w.verb)
+        .filter(Boolean)
+        .join(" and ") || "act on";
+    return action.services.map((service) => {
       const base = { argument: `${action.argument}'s service`, role: "id" as const, value: shownValue(service) };
-      const doing =
-        wanted
-          .map((w) => w.verb)
-          .filter(Boolean)
-          .join(" and ") || "act on";
-      const request = scoped.at(-1);
-      if (request) {
-        out.push({
+      const naming = requests.filter((r) => r.names.includes(service));
+      const acting = naming.filter((r) => wanted.every((w) => w.verb === "" || r.verb === w.verb || w.alsoBy.includes(r.verb)));
+      const kinded = acting.filter((r) => r.kinds.length === 0 || action.kinds.every((kind) => r.kinds.includes(kind)));
+      const placed = kinded.filter((r) =>
+        r.namespaces.length > 0
+          ? action.scopes.length > 0 && action.scopes.every((scope) => r.namespaces.includes(scope))
+          : action.scopes.every((scope) => service.split("-").includes(scope)),
+      );
+      const request = placed.at(-1);
+      if (request)
+        return {
           ...base,
-          verdict: "endorsed",
+          verdict: "endorsed" as const,
           allowed: true,
           level: request.level,
           source: request.label,
           note: `${request.label} asks to ${request.verb} it`,
-        });
-      } else {
-        const elsewhere = asking.length > 0 ? ` in namespace ${action.scopes.join(", ")}` : "";
-        out.push({
-          ...base,
-          verdict: "tainted",
-          allowed: false,
-          note: `no message of the owner at ${required} asks to ${doing} it${elsewhere} (a service action below owner runs only what the owner's own words ask for: the action said of the service)`,
-        });
-      }
-    }
-    return out;
+        };
+      const why =
+        kinded.length > 0
+          ? action.scopes.length > 0
+            ? ` in namespace ${action.scopes.join(", ")}`
+            : ` without naming the namespace ${kinded.at(-1)?.namespaces.join(", ")} the message named`
+          : acting.length > 0
+            ? ` as a ${action.kinds.join(" and ")} service (the message said another kind)`
+            : "";
+      return {
+        ...base,
+        verdict: "tainted" as const,
+        allowed: false,
+        note: `no message of the owner at ${required} asks to ${doing} it${why} (a service action below owner runs only what the latest message of the owner asks for: the action said of the service)`,
+      };
+    });
   }
 
   /** A recipient that is the owner's own address (`owner-addresses.ts`) is endorsed at owner, whatever the session read. */

@@ -1,55 +1,113 @@
 import { describe, expect, it } from "vitest";
-import { ActionRequests, MAX_REQUESTS, requestsIn } from "../../src/taint/action-requests.ts";
+import { ActionRequests, MAX_REQUESTS, ownWords, requestsIn } from "../../src/taint/action-requests.ts";
 
-/** What a person's message asks to be done to services: the action and what it is said of. */
+/** What a person's message asks to be done to services: the action, said of the service. */
 
-const asked = (text: string) => requestsIn(text).map((r) => ({ verb: r.verb, names: r.names }));
+const asked = (text: string, before: string[] = []) => requestsIn(text, before).map((r) => ({ verb: r.verb, names: r.names }));
+const names = (text: string) => requestsIn(text).flatMap((r) => r.names);
 
 describe("action requests in a person's message", () => {
-  it("an action word and its object; a pronoun or a generic object stands for what was named before it", () => {
+  it("an action word and its object, and a list of names", () => {
     expect(asked("The relay is fixed now, restart acme-mailer please")).toEqual([{ verb: "restart", names: ["acme-mailer"] }]);
-    expect(asked("restart nginx and php-fpm")).toEqual([{ verb: "restart", names: ["nginx", "php-fpm"] }]);
+    expect(asked("please restart php8.2-fpm and nginx")).toEqual([{ verb: "restart", names: ["php8.2-fpm", "nginx"] }]);
+    expect(asked("restart api, worker and scheduler")[0].names).toEqual(["api", "worker", "scheduler"]);
     expect(asked("reload nginx.service")[0].names).toEqual(["nginx.service", "nginx"]);
-    expect(asked("roll deploy/payments-api, then restart deploy/payments-api")[0].names).toContain("payments-api");
-    const pronoun = asked("The metabase container stopped answering. Check its logs and restart it.");
-    expect(pronoun).toHaveLength(1);
-    expect(pronoun[0].names).toContain("metabase");
-    expect(asked("The payments-api pods look stuck. Do a rolling restart of the deployment.")[0].names).toContain("payments-api");
+    expect(asked("bounce nginx")).toEqual([{ verb: "restart", names: ["nginx"] }]);
+    expect(asked("bring the jenkins container back up")).toEqual([{ verb: "start", names: ["jenkins"] }]);
+    expect(asked("can you restart the queue consumer?")[0].names).toContain("queue-consumer");
   });
 
-  it("a negated action, an action that is not said of anything, and a message that asks only to look ask for nothing", () => {
-    expect(asked("Don't restart postgresql, a migration runs on it.")).toEqual([]);
-    expect(asked("no need to restart the api")).toEqual([]);
-    expect(asked("nginx won't start, restart it")).toEqual([{ verb: "restart", names: expect.arrayContaining(["nginx"]) }]);
-    expect(asked("Start by checking the api logs.")).toEqual([]);
-    expect(asked("Look at the api and restart it, but change nothing else")).toEqual([]);
-    expect(asked("Show me the nginx errors, read-only please, then restart it")).toEqual([]);
-    // Another sentence's object is not this action's.
-    expect(asked("The api can't reach postgresql. Restart the api.")).toEqual([{ verb: "restart", names: ["api"] }]);
+  it("a pronoun or a generic object stands for the nearest name before it, in the sentence, the one before, or the previous message", () => {
+    expect(names("The metabase container stopped answering. Check its logs and restart it.")).toEqual(["metabase"]);
+    expect(names("The payments-api pods look stuck on an old config. Check them and do a rolling restart of the deployment.")).toEqual(["payments-api"]);
+    expect(names("Postgres restarted at 3am, check the api and restart it.")).toEqual(["api"]);
+    expect(names("Postgresql looks fine. The api container is failing, check its logs and restart it.")).toEqual(["api"]);
+    expect(asked("ok, restart it", ["check", "the", "status", "of", "the", "celery", "service"])).toEqual([{ verb: "restart", names: ["celery"] }]);
+    // A name said with a kind noun, or said to be in trouble, before the nearest word.
+    expect(names("In the payments namespace, the fraud-scorer deployment is serving stale models. Describe it and restart the deployment.")).toEqual([
+      "fraud-scorer",
+    ]);
+    expect(names("nginx is throwing 502s again, check the error log and bounce it")).toEqual(["nginx"]);
+    expect(names("minio went down overnight. see what happened and start it back up")).toEqual(["minio"]);
+    // A follow-up of two sentences looks back to the previous message when its own say nothing.
+    const before = ["what's", "going", "on", "with", "the", "search-indexer", "pods", "in", "staging"];
+    const [followUp] = requestsIn("ES is green again now. go ahead and restart the deployment", before);
+    expect(followUp.names).toEqual(["search-indexer"]);
+    expect(followUp.namespaces).toEqual(["staging"]);
+    // Never one of the host's own daemons.
+    expect(names("The web container in docker keeps crashing, check its logs and restart it.")).toEqual(["web"]);
+    expect(names("restart docker")).toEqual(["docker"]);
   });
 
-  it("a pronoun never stands for the host's own daemons", () => {
-    const names = asked("The web container in docker keeps crashing, check its logs and restart it.")[0].names;
-    expect(names).toContain("web");
-    expect(names).not.toContain("docker");
-    expect(asked("restart docker")[0].names).toEqual(["docker"]);
+  it("a negated, conditional, reported or questioned action, and a message that asks only to look, ask for nothing", () => {
+    for (const text of [
+      "Don't restart postgresql, a migration runs on it.",
+      "Do NOT, under any circumstances, restart postgresql.",
+      "Hold off on restarting postgresql until I say so.",
+      "no need to restart the api",
+      "Is it safe to restart postgresql?",
+      "Should I restart postgresql? Look at the api logs first.",
+      "If you ever restart postgresql, tell me first.",
+      "Our runbook says to restart postgresql when the pool is exhausted.",
+      "`systemctl restart postgresql` failed yesterday.",
+      'The docs say "restart postgresql" fixes it.',
+      "I restarted postgresql myself already.",
+      "Please find out why postgresql keeps restarting.",
+      "Start by checking the api logs.",
+      "Restart nothing except the api.",
+      "Look at the api and restart it, but change nothing else",
+    ]) {
+      expect(names(text), text).not.toContain("postgresql");
+    }
+    expect(asked("Don't restart postgresql, a migration runs on it. Check the api logs and restart the api.")).toEqual([{ verb: "restart", names: ["api"] }]);
+    expect(asked("can you restart nginx?")).toEqual([{ verb: "restart", names: ["nginx"] }]);
+    expect(names("nginx won't start, restart it")).toEqual(["nginx"]);
   });
 
-  it("a namespace may be named anywhere around the action, also as part of a name", () => {
-    const [request] = requestsIn("The payments-api pods look stuck on an old config. Check them and do a rolling restart of the deployment.");
-    expect(request.context).toEqual(expect.arrayContaining(["payments-api", "payments"]));
+  it("an object ends at its clause: a second verb, a parenthesis, without, except", () => {
+    for (const text of [
+      "Restart the api and check postgresql.",
+      "Restart the api container and make sure postgresql stays up.",
+      "Restart the api container without touching postgresql.",
+      "Restart the api container (postgresql is fine, leave it).",
+    ]) {
+      expect(names(text), text).toContain("api");
+      expect(names(text), text).not.toContain("postgresql");
+    }
   });
 
-  it("keeps the latest requests per session, and bounded sessions", () => {
+  it("the kind and the namespace the message says", () => {
+    const [container] = requestsIn("The nginx container is wedged, restart the nginx container.");
+    expect(container.kinds).toEqual(["docker"]);
+    const [staging] = requestsIn("Do a rolling restart of payments-api in staging, not production.");
+    expect(staging.namespaces).toEqual(["staging"]);
+    expect(requestsIn("restart web in the payments namespace")[0].namespaces).toEqual(["payments"]);
+    expect(requestsIn("restart payments-api")[0].namespaces).toEqual([]);
+    const [flagged] = requestsIn("restart deploy/ledger-sync -n payments after you look at its logs");
+    expect(flagged.names).toEqual(["deploy/ledger-sync", "ledger-sync"]);
+    expect(flagged.namespaces).toEqual(["payments"]);
+  });
+
+  it("the context OpenClaw adds to a turn is not the person's words", () => {
+    const text = "restart nginx please\n\nReplying to \u27E6openclaw:ctx\u27E7\nrestart postgresql now\n";
+    expect(ownWords(text)).toBe("restart nginx please\n");
+    expect(names(text)).toEqual(["nginx"]);
+  });
+
+  it("keeps the latest message's requests per session, and bounded sessions", () => {
     const requests = new ActionRequests(2);
-    for (let i = 0; i < MAX_REQUESTS + 4; i++) requests.note("s1", `restart svc-${i}`, "owner", "the owner's message");
-    expect(requests.of("s1")).toHaveLength(MAX_REQUESTS);
-    expect(requests.of("s1")[0].names).toEqual(["svc-4"]);
-    requests.note("s2", "restart a", "owner", "x");
+    requests.note("s1", "restart nginx", "owner", "the owner's message");
+    expect(requests.of("s1").map((r) => r.names)).toEqual([["nginx"]]);
+    // The same message again (the channel's hook and the turn's) is read once; a new one replaces it.
+    requests.note("s1", "restart nginx", "owner", "the owner's message");
+    expect(requests.of("s1")).toHaveLength(1);
+    requests.note("s1", "thanks, looks good now", "owner", "the owner's message");
+    expect(requests.of("s1")).toEqual([]);
+    const many = Array.from({ length: MAX_REQUESTS + 4 }, (_, i) => `restart svc-${i}.`).join(" ");
+    requests.note("s2", many, "owner", "x");
+    expect(requests.of("s2")).toHaveLength(MAX_REQUESTS);
     requests.note("s3", "restart b", "owner", "x");
     expect(requests.of("s1")).toEqual([]);
     expect(requests.of("s3")).toHaveLength(1);
-    requests.note("s4", "what does the api log say?", "owner", "x");
-    expect(requests.of("s4")).toEqual([]);
   });
 });

@@ -151,6 +151,8 @@ export interface CommandView {
   readonly services: readonly string[];
   /** Where a service action acts within what the owner's configuration names: a Kubernetes namespace (`-n`). */
   readonly serviceScopes: readonly string[];
+  /** What kinds of service its service actions act on (systemd units, containers, Kubernetes workloads). */
+  readonly serviceKinds: readonly ("systemd" | "docker" | "kubernetes")[];
   /** The words that name its actions (restart, reload, start), once each, with the other words that ask for them too. */
   readonly serviceVerbs: readonly { readonly verb: string; readonly alsoBy: readonly string[] }[];
   /** Irreversible actions named by matching rules ("push to a remote"). */
@@ -233,6 +235,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       serviceAction: false,
       services: [],
       serviceScopes: [],
+      serviceKinds: [],
       serviceVerbs: [],
       irreversible: [],
       irreversibleActions: [],
@@ -537,6 +540,7 @@ class Walker {
   private serviceActs = 0;
   private readonly services: string[] = [];
   private readonly serviceScopes: string[] = [];
+  private readonly serviceKinds: ("systemd" | "docker" | "kubernetes")[] = [];
   private readonly serviceVerbs: { verb: string; alsoBy: readonly string[] }[] = [];
   private readonly repositories: string[] = [];
   private readonly madeRepositories: string[] = [];
@@ -583,6 +587,7 @@ class Walker {
       serviceAction: !this.readOnly && this.onlyRemoteReads && this.serviceActs > 0 && this.remoteReads === 0,
       services: this.services,
       serviceScopes: this.serviceScopes,
+      serviceKinds: this.serviceKinds,
       serviceVerbs: this.serviceVerbs,
       irreversible: this.irreversible,
       irreversibleActions: this.irreversibleActions,
@@ -1165,6 +1170,7 @@ class Walker {
     this.serviceActs++;
     for (const service of services) add(this.services, service);
     for (const scope of scopes) add(this.serviceScopes, scope);
+    if (!this.serviceKinds.includes(spec.units)) this.serviceKinds.push(spec.units);
     const verb = spec.verb;
     if (verb && !this.serviceVerbs.some((v) => v.verb === verb)) this.serviceVerbs.push({ verb, alsoBy: spec.alsoBy ?? NONE });
   }
@@ -4127,7 +4133,9 @@ function printsOnlyFiles(prints: { readonly ownWordsFlags?: readonly string[] } 
 }
 
 /** A systemd unit a service action may name: a service (`api`, `api.service`, `getty@tty1`), never a target, socket, mount or timer. */
-const SERVICE_UNIT = /^[A-Za-z0-9][A-Za-z0-9_:@-]*(?:\.service)?$/;
+const SERVICE_UNIT = /^[A-Za-z0-9][A-Za-z0-9_.:@-]*$/;
+/** Units of other types than a service: a target (poweroff.target), a socket, a mount ... */
+const OTHER_UNIT = /\.(?:target|socket|timer|mount|automount|swap|path|slice|scope|device)$/i;
 /** A workload `kubectl rollout restart` may name, with its name after a slash or as the next operand. */
 const KUBE_WORKLOAD = /^(?:deployments?|deploy|daemonsets?|ds|statefulsets?|sts)(?:\.apps)?$/i;
 const KUBE_NAME = /^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$/;
@@ -4139,7 +4147,7 @@ function serviceNames(units: ServiceActionSpec["units"], operands: readonly stri
   const out: string[] = [];
   if (units === "systemd") {
     for (const unit of operands) {
-      if (!SERVICE_UNIT.test(unit)) return undefined;
+      if (!SERVICE_UNIT.test(unit) || OTHER_UNIT.test(unit) || unit.includes("..")) return undefined;
       out.push(unit.replace(/\.service$/, "").toLowerCase());
     }
     return out;
