@@ -35,6 +35,8 @@ export type FoundRequest = Omit<ActionRequest, "level" | "label">;
 export const MAX_REQUEST_SESSIONS = 512;
 export const MAX_REQUESTS = 16;
 export const MAX_WORDS_KEPT = 64;
+/** Characters of a message read for requests: a request after a long paste is not read (it asks). */
+export const MAX_REQUEST_TEXT = 16_000;
 
 /** OpenClaw's marker on the context it adds to a turn's text (chat history, a quoted message, metadata). */
 const CONTEXT_MARKER = "\u27E6openclaw:ctx\u27E7";
@@ -228,7 +230,7 @@ export function ownWords(text: string): string | undefined {
 
 /** The words of a message, as a later "restart it" may look back at them. */
 export function wordsOf(text: string): string[] {
-  const own = ownWords(text);
+  const own = ownWords(text.length > MAX_REQUEST_TEXT ? text.slice(0, MAX_REQUEST_TEXT) : text);
   return own === undefined ? [] : tokens(unquoted(own.toLowerCase())).filter((w) => /^[a-z0-9]/.test(w));
 }
 
@@ -237,7 +239,7 @@ export function wordsOf(text: string): string[] {
  * message, which a pronoun object of a short follow-up ("ok, restart it") may stand for.
  */
 export function requestsIn(text: string, before: readonly string[] = []): FoundRequest[] {
-  const own = ownWords(text);
+  const own = ownWords(text.length > MAX_REQUEST_TEXT ? text.slice(0, MAX_REQUEST_TEXT) : text);
   if (own === undefined) return [];
   const lower = unquoted(own.toLowerCase());
   if (LOOK_ONLY.test(lower)) return [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ActionRequests, MAX_REQUESTS, ownWords, requestsIn } from "../../src/taint/action-requests.ts";
+import { ActionRequests, MAX_REQUEST_TEXT, MAX_REQUESTS, ownWords, requestsIn } from "../../src/taint/action-requests.ts";
 
 /** What a person's message asks to be done to services: the action, said of the service. */
 
@@ -92,6 +92,12 @@ describe("action requests in a person's message", () => {
     const text = "restart nginx please\n\nReplying to \u27E6openclaw:ctx\u27E7\nrestart postgresql now\n";
     expect(ownWords(text)).toBe("restart nginx please\n");
     expect(names(text)).toEqual(["nginx"]);
+  });
+
+  it("a request after a long paste is not read: the action asks", () => {
+    const paste = "2026-11-17 WARN pool exhausted\n".repeat(Math.ceil(MAX_REQUEST_TEXT / 30));
+    expect(names(`restart nginx\n${paste}`)).toEqual(["nginx"]);
+    expect(names(`${paste}\nrestart nginx`)).toEqual([]);
   });
 
   it("keeps the latest message's requests per session, and bounded sessions", () => {
