@@ -55,7 +55,7 @@ const BACK_UP = new Set(["back", "up"]);
 /** Words that say not to do what follows, anywhere before it in the sentence ("do NOT, ever, restart"). */
 const NEGATIONS = new Set(["not", "no", "never", "don't", "dont", "without", "avoid", "hold", "refrain", "skip", "nor", "neither", "instead"]);
 /** A word ending in n't negates only within its clause ("nginx isn't responding, restart it" asks for a restart). */
-const NEGATED = /n['\u2019]?t$/;
+const NEGATED = /n['\u2019]t$|^(?:dont|wont|cant|isnt|doesnt|didnt|wasnt|werent|arent|couldnt|shouldnt|wouldnt|hasnt|havent|aint)$/;
 
 /** Words before an action, in its clause, that make it no request: a condition, a question, someone else's words. */
 const NOT_ASKED = new Set([
@@ -147,6 +147,11 @@ const OBJECT_END = new Set([
   "asap",
   "back",
 ]);
+/** What may follow an action that ends its sentence: "restart.", "restart please", "reload now". */
+const BARE_END = new Set(["please", "pls", "now", "asap", "again"]);
+/** Words after a name that say which part of it, not which service: "reload the nginx config". */
+const DESCRIPTORS = new Set(["config", "configuration", "conf", "settings", "process", "processes", "instance", "instances"]);
+
 /** Words that say nothing about which service. */
 const FILLER = new Set(["the", "a", "an", "of", "its", "their", "my", "our", "your", "this", "that", "rolling", "quick", "graceful", "up", "just"]);
 /** Nouns that say what kind of service a name is. */
@@ -260,31 +265,38 @@ export function requestsIn(text: string, before: readonly string[] = []): FoundR
       if (!verb || !asked(words, i)) continue;
       const items = objectOf(words, i + 1, end);
       if (items === undefined) continue;
+      // No object ("start on the logs", "bring up the journal"): no request, unless the action ends
+      // its sentence ("the mailer is stuck, restart."), where it is said of what the sentence named.
+      if (items.length === 0 && (end < words.length || words.slice(i + 1).some((w) => !FILLER.has(w) && !BARE_END.has(w)))) continue;
       const object = items.flat();
       const kinds = new Set<ServiceKind>();
-      let names = object.filter((w) => !KIND_NOUNS.has(w) && !PRONOUNS.has(w));
       for (const w of object) if (KIND_NOUNS.has(w)) kinds.add(KIND_NOUNS.get(w) as ServiceKind);
+      // Each item is one name: "the postgres exporter container" is postgres-exporter, not postgres.
+      let names = items.flatMap((item) => {
+        const words = item.filter((w) => !KIND_NOUNS.has(w) && !PRONOUNS.has(w) && !DESCRIPTORS.has(w));
+        return words.length === 0 ? [] : words.length === 1 ? words : [words.join("-")];
+      });
       const refers = names.length === 0;
-      let around = words;
+      let around = clauseOf(words, i);
       if (refers) {
-        // The sentence before the action, the one before it, the person's previous message.
-        const windows = [words.slice(0, i), ...(s > 0 ? [sentences[s - 1].words] : []), before];
+        // The sentence before the action, the (up to three) sentences before it, the person's previous message.
+        const windows = [
+          words.slice(0, i),
+          ...sentences
+            .slice(Math.max(0, s - 3), s)
+            .reverse()
+            .map((e) => e.words),
+          before,
+        ];
         const wanted = [...kinds][0];
         const found = referents(windows, wanted, plural(object));
         if (!found) continue;
         names = found.names;
         for (const kind of found.kinds) kinds.add(kind);
-        around = [...found.window, ...words];
+        around = [...found.window, ",", ...around];
       }
       const namespaces = namespacesIn(around);
-      // The owner's "the queue consumer" may be the unit queue-consumer.
-      const joined = refers
-        ? []
-        : items.flatMap((item) => {
-            const words = item.filter((w) => !KIND_NOUNS.has(w));
-            return words.slice(1).map((w, j) => `${words[j]}-${w}`);
-          });
-      out.push({ verb, names: [...new Set([...names, ...joined].flatMap(forms))], kinds: [...kinds], namespaces });
+      out.push({ verb, names: [...new Set(names.flatMap(forms))], kinds: [...kinds], namespaces });
     }
   });
   return out;
@@ -379,11 +391,14 @@ function plural(object: readonly string[]): boolean {
 
 /**
  * What a pronoun or a generic object stands for, looking in each window in turn (the sentence before
- * it, the sentence before that, the previous message): first a name said with a kind noun ("the
- * fraud-scorer deployment", the kind the object says if it says one), then a name said to be in
- * trouble ("nginx is throwing 502s", "minio went down"), then the nearest name. Never a name said to
- * be well ("postgresql looks fine"), in a negated clause, or one of the host's own daemons. All of
- * them for "them" and "both". Undefined when no window names one.
+ * it, the sentences before that, the person's previous message): a name said with a kind noun ("the
+ * fraud-scorer deployment ... restart the deployment", of the kind the object says if it says one),
+ * else a name said to be in trouble ("nginx is throwing 502s", "minio went down"), else the only name
+ * there is. Never a name
+ * after a preposition ("talks to postgresql"), or in a clause that clears or negates it
+ * ("postgresql isn't the problem", "postgresql is up", "the database is perfectly fine"), or one of
+ * the host's own daemons. All of them for "them" and "both"; for "it", two different names in the
+ * window that decides are no answer (the owner is asked). Undefined when no window names one.
  */
 function referents(
   windows: readonly (readonly string[])[],
@@ -392,20 +407,22 @@ function referents(
 ): { names: string[]; kinds: ServiceKind[]; window: readonly string[] } | undefined {
   const passes: ((words: readonly string[], j: number) => boolean)[] = [
     (words, j) => {
-      const kind = KIND_NOUNS.get(words[j + 1] ?? "");
+      // "the fraud-scorer deployment", "the service keycloak".
+      const kind = KIND_NOUNS.get(words[j + 1] ?? "") ?? KIND_NOUNS.get(words[j - 1] ?? "");
       return kind !== undefined && (wanted === undefined || kind === wanted);
     },
-    (words, j) => TROUBLE.has(words[j + 1] ?? ""),
-    () => true,
+    (words, j) => TROUBLE.has(words[j + 1] ?? "") || (words[j + 1] === "is" && TROUBLE_STATE.has(words[j + 2] ?? "")),
   ];
-  for (const pass of passes) {
-    for (const window of windows) {
-      const found = candidates(window).filter((j) => pass(window, j));
-      if (found.length === 0) continue;
-      const picked = many ? found : [found[found.length - 1]];
-      const kinds = picked.map((j) => KIND_NOUNS.get(window[j + 1] ?? "")).filter((k): k is ServiceKind => k !== undefined);
-      return { names: picked.map((j) => window[j]), kinds, window };
-    }
+  // Then, in no window a name said so: the only name a window holds ("haproxy: check status, then restart it").
+  const only = (words: readonly string[], j: number) => candidates(words).every((k) => words[k] === words[j]);
+  const order = [...windows.flatMap((window) => passes.map((pass) => ({ window, pass }))), ...windows.map((window) => ({ window, pass: only }))];
+  for (const { window, pass } of order) {
+    const found = candidates(window).filter((j) => pass(window, j));
+    if (found.length === 0) continue;
+    const distinct = [...new Set(found.map((j) => window[j]))];
+    if (!many && distinct.length > 1) return undefined;
+    const kinds = found.map((j) => KIND_NOUNS.get(window[j + 1] ?? "") ?? KIND_NOUNS.get(window[j - 1] ?? "")).filter((k): k is ServiceKind => k !== undefined);
+    return { names: distinct, kinds, window };
   }
   return undefined;
 }
@@ -413,25 +430,48 @@ function referents(
 /** The positions of the names a window holds that a pronoun may stand for. */
 function candidates(words: readonly string[]): number[] {
   const out: number[] = [];
-  let negatedClause = false;
-  for (let j = 0; j < words.length; j++) {
-    if (words[j] === "," || words[j] === "(" || words[j] === "-") negatedClause = false;
-    if (NEGATIONS.has(words[j]) || (NEGATED.test(words[j]) && VERBS.has(words[j + 1] ?? ""))) negatedClause = true;
-    if (negatedClause || !nameLike(words[j])) continue;
-    if (WELL.has(words[j + 1] ?? "") || WELL.has(words[j + 2] ?? "") || WELL.has(words[j + 3] ?? "")) continue;
-    out.push(j);
+  let from = 0;
+  for (let j = 0; j <= words.length; j++) {
+    if (j < words.length && !CLAUSE_MARK.has(words[j])) continue;
+    const clause = words.slice(from, j);
+    if (!clears(clause)) {
+      for (let k = 0; k < clause.length; k++) {
+        if (nameLike(clause[k]) && !PREPOSITIONS.has(clause[k - 1] ?? "")) out.push(from + k);
+      }
+    }
+    from = j + 1;
   }
   return out;
+}
+
+/** A clause that negates, clears or calls well what it names ("isn't the problem", "is up", "perfectly fine"). */
+function clears(clause: readonly string[]): boolean {
+  return clause.some((w, k) => NEGATIONS.has(w) || WELL.has(w) || CLEARED.has(w) || (NEGATED.test(w) && !TROUBLE_PARTICIPLES.has(clause[k + 1] ?? "")));
 }
 
 /** Words after a name that say it is in trouble, or what it is doing. */
 const TROUBLE = new Set(
   (
-    "is are was were has had keeps kept seems seem looks look went goes stopped crashed crashes crashing died dies failed fails failing " +
-    "hangs hung hanging won't wont isn't isnt wasn't can't cant doesn't doesnt didn't throws throwing returns returning eats eating " +
-    "uses using leaks leaking times timed refuses refused errors erroring"
+    "keeps kept seems seem looks look went goes stopped crashed crashes crashing died dies failed fails failing hangs hung hanging " +
+    "throws throwing returns returning eats eating leaks leaking times timed refuses refused errors erroring won't wont isn't isnt " +
+    "can't cant doesn't doesnt"
   ).split(" "),
 );
+/** After "is": a state of trouble ("nginx is down", "the api is hanging"). */
+const TROUBLE_STATE = new Set(
+  "down stuck hanging hung broken dead slow failing failed crashing crashed stopped wedged unhealthy unresponsive unreachable degraded overloaded erroring throwing returning eating leaking timing flapping gone restarting".split(
+    " ",
+  ),
+);
+/** After a n't word: what the service fails to do ("won't start", "isn't responding"), which is trouble, not clearing. */
+const TROUBLE_PARTICIPLES = new Set(
+  "start starting respond responding work working run running answer answering load loading serve serving boot booting accept accepting come connect connecting reachable up".split(
+    " ",
+  ),
+);
+/** Words that clear a name ("postgresql is unrelated", "is up", "is running"). */
+const CLEARED = new Set(["unrelated", "up", "running", "working", "fine", "innocent", "unaffected", "irrelevant"]);
+const PREPOSITIONS = new Set(["to", "with", "for", "from", "of", "about", "on", "at", "by", "into", "via", "than", "through", "against", "behind"]);
 
 function nameLike(word: string): boolean {
   return (
@@ -447,28 +487,54 @@ function nameLike(word: string): boolean {
   );
 }
 
-/** Namespaces a sentence names: "in staging", "the payments namespace", "namespace payments", "-n payments". */
+/** The clause an action sits in: from the comma, dash or parenthesis before it to the one after it. */
+function clauseOf(words: readonly string[], at: number): string[] {
+  let from = at;
+  while (from > 0 && !CLAUSE_MARK.has(words[from - 1])) from--;
+  let to = at;
+  while (to < words.length && !CLAUSE_MARK.has(words[to]) && words[to] !== "but") to++;
+  return words.slice(from, to);
+}
+const CLAUSE_MARK = new Set([",", "-", "(", ")"]);
+
+/** A namespace no request can name: with two named, or one only excluded, none counts. */
+export const NO_NAMESPACE = "\u0000none";
+
+/**
+ * Namespaces the clauses of `words` name ("in staging", "the payments namespace", "namespace
+ * payments", "-n payments"). A clause that negates or excludes ("not -n prod", "leave the prod
+ * namespace alone", "nothing in prod") names none; two names make the request count for none.
+ */
 function namespacesIn(words: readonly string[]): string[] {
   const out = new Set<string>();
-  for (let j = 0; j < words.length; j++) {
-    const negated = (k: number) => k > 0 && (NEGATIONS.has(words[k - 1]) || words[k - 1] === "except");
-    if ((words[j] === "in" || words[j] === "on") && words[j + 1] && !negated(j)) {
-      const k = words[j + 1] === "the" ? j + 2 : j + 1;
-      const ns = words[k];
-      if (
-        ns &&
-        (words[k + 1] === "namespace" ||
-          words[k + 1] === "ns" ||
-          /^(?:prod|production|staging|stage|dev|development|qa|test|testing|preprod|sandbox)$/.test(ns))
-      )
-        out.add(ns);
+  let clause: string[] = [];
+  const flush = () => {
+    if (clause.some((w) => NEGATIONS.has(w) || NEGATED.test(w) || EXCLUDING.has(w))) {
+      clause = [];
+      return;
     }
-    if ((words[j] === "namespace" || words[j] === "ns") && j > 0 && nameLike(words[j - 1]) && !negated(j - 1)) out.add(words[j - 1]);
-    if (words[j] === "namespace" && words[j + 1] && nameLike(words[j + 1])) out.add(words[j + 1]);
-    if ((words[j] === "-n" || words[j] === "--namespace") && words[j + 1] && /^[a-z0-9]/.test(words[j + 1])) out.add(words[j + 1]);
+    for (let j = 0; j < clause.length; j++) {
+      if ((clause[j] === "in" || clause[j] === "on") && clause[j + 1]) {
+        const k = clause[j + 1] === "the" ? j + 2 : j + 1;
+        const ns = clause[k];
+        if (ns && (clause[k + 1] === "namespace" || clause[k + 1] === "ns" || ENVIRONMENTS.test(ns))) out.add(ns);
+      }
+      if ((clause[j] === "namespace" || clause[j] === "ns") && j > 0 && nameLike(clause[j - 1])) out.add(clause[j - 1]);
+      if (clause[j] === "namespace" && clause[j + 1] && nameLike(clause[j + 1])) out.add(clause[j + 1]);
+      if ((clause[j] === "-n" || clause[j] === "--namespace") && clause[j + 1] && /^[a-z0-9]/.test(clause[j + 1])) out.add(clause[j + 1]);
+    }
+    clause = [];
+  };
+  for (const w of words) {
+    if (CLAUSE_MARK.has(w) || w === "but") flush();
+    else clause.push(w);
   }
-  return [...out];
+  flush();
+  return out.size > 1 ? [NO_NAMESPACE] : [...out];
 }
+const ENVIRONMENTS = /^(?:prod|production|staging|stage|dev|development|qa|test|testing|preprod|sandbox)$/;
+/** Words of a clause that keep a namespace out ("leave prod alone", "stay out of production", "nothing in prod"). */
+const EXCLUDING = new Set(["except", "nothing", "leave", "alone", "out", "away", "frozen", "untouched"]);
 
 /** A word, and for a workload written with its kind (deploy/api) or a unit (api.service), the name alone. */
 function forms(word: string): string[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ActionRequests, MAX_REQUEST_TEXT, MAX_REQUESTS, ownWords, requestsIn } from "../../src/taint/action-requests.ts";
+import { ActionRequests, MAX_REQUEST_TEXT, MAX_REQUESTS, NO_NAMESPACE, ownWords, requestsIn } from "../../src/taint/action-requests.ts";
 
 /** What a person's message asks to be done to services: the action, said of the service. */
 
@@ -17,10 +17,11 @@ describe("action requests in a person's message", () => {
     expect(asked("can you restart the queue consumer?")[0].names).toContain("queue-consumer");
   });
 
-  it("a pronoun or a generic object stands for the nearest name before it, in the sentence, the one before, or the previous message", () => {
+  it("a pronoun or a generic object stands for a name said with a kind noun or said to be in trouble, in the sentence, the one before, or the previous message", () => {
     expect(names("The metabase container stopped answering. Check its logs and restart it.")).toEqual(["metabase"]);
     expect(names("The payments-api pods look stuck on an old config. Check them and do a rolling restart of the deployment.")).toEqual(["payments-api"]);
-    expect(names("Postgres restarted at 3am, check the api and restart it.")).toEqual(["api"]);
+    // A name that is only the object of another verb is not taken: the owner is asked.
+    expect(names("Postgres restarted at 3am, check the api and restart it.")).toEqual([]);
     expect(names("Postgresql looks fine. The api container is failing, check its logs and restart it.")).toEqual(["api"]);
     expect(asked("ok, restart it", ["check", "the", "status", "of", "the", "celery", "service"])).toEqual([{ verb: "restart", names: ["celery"] }]);
     // A name said with a kind noun, or said to be in trouble, before the nearest word.
@@ -34,6 +35,15 @@ describe("action requests in a person's message", () => {
     const [followUp] = requestsIn("ES is green again now. go ahead and restart the deployment", before);
     expect(followUp.names).toEqual(["search-indexer"]);
     expect(followUp.namespaces).toEqual(["staging"]);
+    // Never a name cleared, after a preposition, or one of two the pronoun could stand for.
+    expect(names("The api is down, postgresql isn't the problem. Check the api logs and restart it.")).toEqual(["api"]);
+    expect(names("The api is down. It talks to postgresql. Check the logs and restart it.")).toEqual(["api"]);
+    expect(names("The api container is down. Postgresql is up. Check the logs and restart it.")).toEqual(["api"]);
+    expect(names("The api container and the worker container are down, restart it")).toEqual([]);
+    expect(names("nginx isn't responding, restart it")).toEqual(["nginx"]);
+    // No object: no request.
+    expect(names("Postgresql is down for maintenance. Start on the api logs and tell me what you see.")).toEqual([]);
+    expect(names("The migration needs postgresql stopped. Bring up the api journal.")).toEqual([]);
     // Never one of the host's own daemons.
     expect(names("The web container in docker keeps crashing, check its logs and restart it.")).toEqual(["web"]);
     expect(names("restart docker")).toEqual(["docker"]);
@@ -83,6 +93,11 @@ describe("action requests in a person's message", () => {
     expect(staging.namespaces).toEqual(["staging"]);
     expect(requestsIn("restart web in the payments namespace")[0].namespaces).toEqual(["payments"]);
     expect(requestsIn("restart payments-api")[0].namespaces).toEqual([]);
+    // Each item is one name; an excluded or a second namespace makes none count.
+    expect(names("The postgres exporter container is stuck again, restart the postgres exporter container.")).toEqual(["postgres-exporter"]);
+    expect(requestsIn("Restart the worker deployment in staging, but leave the prod namespace alone.")[0].namespaces).toEqual(["staging"]);
+    expect(requestsIn("Run a rollout restart of worker -n staging, not -n prod.")[0].namespaces).toEqual(["staging"]);
+    expect(requestsIn("restart worker in staging and in prod")[0].namespaces).toEqual([NO_NAMESPACE]);
     const [flagged] = requestsIn("restart deploy/ledger-sync -n payments after you look at its logs");
     expect(flagged.names).toEqual(["deploy/ledger-sync", "ledger-sync"]);
     expect(flagged.namespaces).toEqual(["payments"]);
