@@ -195,7 +195,9 @@ const COMMON = new Set(
     "log logs journal status state health healthy fine good normal issue issues problem problems wrong weird again today tonight morning " +
     "box server host machine node cluster config configuration memory cpu disk load traffic requests request queue something thing " +
     "anything everything nothing why again ago hour hours minute minutes since last night yesterday old new stale latest current previous " +
-    "rolling quick graceful full hard soft same other another first second way bit lot like need needs want wants think"
+    "rolling quick graceful full hard soft same other another first second way bit lot like need needs want wants think " +
+    "describe grab inspect review investigate read tail list print pull examine diagnose debug figure report verify confirm ensure " +
+    "test try fix happened happening see saw watch monitor priority same go goes going ahead proceed carry"
   ).split(" "),
 );
 /** Words after a name that say it is well: it is not what "restart it" stands for. */
@@ -411,11 +413,20 @@ function referents(
       const kind = KIND_NOUNS.get(words[j + 1] ?? "") ?? KIND_NOUNS.get(words[j - 1] ?? "");
       return kind !== undefined && (wanted === undefined || kind === wanted);
     },
-    (words, j) => TROUBLE.has(words[j + 1] ?? "") || (words[j + 1] === "is" && TROUBLE_STATE.has(words[j + 2] ?? "")),
+    (words, j) => inTrouble(words, j),
   ];
-  // Then, in no window a name said so: the only name a window holds ("haproxy: check status, then restart it").
   const only = (words: readonly string[], j: number) => candidates(words).every((k) => words[k] === words[j]);
-  const order = [...windows.flatMap((window) => passes.map((pass) => ({ window, pass }))), ...windows.map((window) => ({ window, pass: only }))];
+  // The action's own sentence decides first; then the message's earlier sentences (a name said so,
+  // then the only name one holds); the person's previous message last.
+  const [own, ...rest] = windows;
+  const previous = rest.length > 0 ? rest[rest.length - 1] : [];
+  const earlier = rest.slice(0, -1);
+  const order = [
+    ...[...passes, only].map((pass) => ({ window: own, pass })),
+    ...earlier.flatMap((window) => passes.map((pass) => ({ window, pass }))),
+    ...earlier.map((window) => ({ window, pass: only })),
+    ...[...passes, only].map((pass) => ({ window: previous, pass })),
+  ];
   for (const { window, pass } of order) {
     const found = candidates(window).filter((j) => pass(window, j));
     if (found.length === 0) continue;
@@ -436,7 +447,7 @@ function candidates(words: readonly string[]): number[] {
     const clause = words.slice(from, j);
     if (!clears(clause)) {
       for (let k = 0; k < clause.length; k++) {
-        if (nameLike(clause[k]) && !PREPOSITIONS.has(clause[k - 1] ?? "")) out.push(from + k);
+        if (nameLike(clause[k]) && !afterPreposition(clause, k)) out.push(from + k);
       }
     }
     from = j + 1;
@@ -449,17 +460,24 @@ function clears(clause: readonly string[]): boolean {
   return clause.some((w, k) => NEGATIONS.has(w) || WELL.has(w) || CLEARED.has(w) || (NEGATED.test(w) && !TROUBLE_PARTICIPLES.has(clause[k + 1] ?? "")));
 }
 
-/** Words after a name that say it is in trouble, or what it is doing. */
-const TROUBLE = new Set(
-  (
-    "keeps kept seems seem looks look went goes stopped crashed crashes crashing died dies failed fails failing hangs hung hanging " +
-    "throws throwing returns returning eats eating leaks leaking times timed refuses refused errors erroring won't wont isn't isnt " +
-    "can't cant doesn't doesnt"
-  ).split(" "),
+/** A name said to be in trouble: "nginx crashed", "nginx is down", "nginx keeps returning 502s", "nginx won't start". */
+function inTrouble(words: readonly string[], j: number): boolean {
+  const next = words[j + 1] ?? "";
+  if (TROUBLE.has(next)) return true;
+  if (next === "is" || next === "was" || next === "has") return TROUBLE_STATE.has(words[j + 2] ?? "") || TROUBLE_STATE.has(words[j + 3] ?? "");
+  if (SAYS_HOW.has(next)) return TROUBLE_STATE.has(words[j + 2] ?? "") || TROUBLE_STATE.has(words[j + 3] ?? "");
+  return false;
+}
+
+/** Words after a name that say it is in trouble. */
+const TROUBLE = new Set("stopped crashed crashes died dies failed fails hangs hung refuses refused won't wont isn't isnt can't cant doesn't doesnt".split(" "));
+/** Verbs after a name that say how it is doing only with a word of trouble after them ("keeps crashing", not "keeps its data"). */
+const SAYS_HOW = new Set(
+  "keeps kept seems seem looks look went goes throws throwing returns returning eats eating leaks leaking times timed got gets".split(" "),
 );
 /** After "is": a state of trouble ("nginx is down", "the api is hanging"). */
 const TROUBLE_STATE = new Set(
-  "down stuck hanging hung broken dead slow failing failed crashing crashed stopped wedged unhealthy unresponsive unreachable degraded overloaded erroring throwing returning eating leaking timing flapping gone restarting".split(
+  "down stuck hanging hung broken dead slow failing failed crashing crashed stopped wedged unhealthy unresponsive unreachable degraded overloaded erroring throwing returning eating leaking timing flapping gone restarting dying out away off oom errors error 5xx 4xx 500 502 503 504 500s 502s 503s 504s memory cpu".split(
     " ",
   ),
 );
@@ -471,7 +489,38 @@ const TROUBLE_PARTICIPLES = new Set(
 );
 /** Words that clear a name ("postgresql is unrelated", "is up", "is running"). */
 const CLEARED = new Set(["unrelated", "up", "running", "working", "fine", "innocent", "unaffected", "irrelevant"]);
-const PREPOSITIONS = new Set(["to", "with", "for", "from", "of", "about", "on", "at", "by", "into", "via", "than", "through", "against", "behind"]);
+/** "with" is left out: "what's going on with the search-indexer pods" names the one in trouble. */
+const PREPOSITIONS = new Set([
+  "to",
+  "for",
+  "from",
+  "of",
+  "about",
+  "on",
+  "at",
+  "by",
+  "in",
+  "inside",
+  "into",
+  "onto",
+  "under",
+  "near",
+  "beside",
+  "past",
+  "within",
+  "via",
+  "than",
+  "through",
+  "against",
+  "behind",
+]);
+
+/** A name after a preposition, with articles and the like between ("talks to the postgresql service"). */
+function afterPreposition(words: readonly string[], at: number): boolean {
+  let k = at - 1;
+  while (k >= 0 && FILLER.has(words[k])) k--;
+  return k >= 0 && PREPOSITIONS.has(words[k]);
+}
 
 function nameLike(word: string): boolean {
   return (

@@ -41,6 +41,13 @@ describe("action requests in a person's message", () => {
     expect(names("The api container is down. Postgresql is up. Check the logs and restart it.")).toEqual(["api"]);
     expect(names("The api container and the worker container are down, restart it")).toEqual([]);
     expect(names("nginx isn't responding, restart it")).toEqual(["nginx"]);
+    // Articles do not hide a preposition; a neutral verb is no trouble; the action's own sentence decides first.
+    expect(names("The api is down. It talks to the postgresql service. Check the logs and restart it.")).toEqual(["api"]);
+    expect(names("The api container is down. Its logs are in the loki container. Restart it.")).toEqual(["api"]);
+    expect(names("The api is down. Postgresql keeps its data on the other disk. Check the api logs and restart it.")).toEqual(["api"]);
+    expect(asked("Ok, now postgres: check its logs and restart it.", ["redis", "keeps", "crashing", "look", "at", "its", "logs"])[0].names).toEqual([
+      "postgres",
+    ]);
     // No object: no request.
     expect(names("Postgresql is down for maintenance. Start on the api logs and tell me what you see.")).toEqual([]);
     expect(names("The migration needs postgresql stopped. Bring up the api journal.")).toEqual([]);
