@@ -162,8 +162,10 @@ export class Engine {
       } else if (required) {
         // A command that only reads another host (ssh host cmd, redis-cli, dig), decided by where it
         // goes, or only restarts services, decided by whether a person's message asked for that.
-        const named = policy.decidedCommandValues(facts);
-        const service = named ? undefined : policy.serviceActionOf(facts);
+        // Not when the call runs it on another machine (exec's node): only the owner can say where.
+        const here = !runsElsewhere(tool.via ? (call.params as { args?: unknown } | undefined)?.args : call.params);
+        const named = here ? policy.decidedCommandValues(facts) : undefined;
+        const service = named || !here ? undefined : policy.serviceActionOf(facts);
         if (named) decision = withProvenance(decision, required, this.taint.verdicts(call, named, required));
         else if (service) decision = withProvenance(decision, required, this.taint.serviceVerdicts(call, service, required));
       }
@@ -598,4 +600,11 @@ export function grantLine(grant: Grant): Record<string, unknown> {
     ...(grant.expiresAt !== undefined ? { expires: new Date(grant.expiresAt).toISOString() } : { expires: "never" }),
     by: grant.by,
   };
+}
+
+/** An exec call placed on another machine: a paired node (`node`, or `host: "node"`). */
+function runsElsewhere(params: unknown): boolean {
+  if (!params || typeof params !== "object") return false;
+  const p = params as { node?: unknown; host?: unknown };
+  return (typeof p.node === "string" && p.node.trim() !== "") || p.host === "node";
 }

@@ -280,7 +280,11 @@ export function callFacts(
     const { role, access = "read", at } = arg.spec;
     if (role === "command" && env.commands) {
       const raw = valuesAt(params, arg.segments).find((v): v is string => typeof v === "string");
-      if (raw !== undefined && !command) command = { argument: at, text: raw, view: env.commands.read(raw), cwd: "" };
+      if (raw === undefined) continue;
+      // A call that gives a command in two arguments (command and cmd) runs one the host picks:
+      // both are read, as if both ran.
+      const text = command ? (command.text === raw ? raw : `${command.text}\n${raw}`) : raw;
+      command = { argument: command?.argument ?? at, text, view: env.commands.read(text), cwd: "" };
       continue;
     }
     if (role !== "path" && role !== "patch") continue;

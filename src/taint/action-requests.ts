@@ -211,8 +211,22 @@ interface Sentence {
   readonly asking: boolean;
 }
 
-/** The person's own words of a turn's text: the context blocks OpenClaw adds taken out; undefined when that cannot be done. */
-export function ownWords(text: string): string | undefined {
+/**
+ * A turn's text split into the lines OpenClaw wrote into it, its queued system events
+ * ("System: [time] ..."), and the rest.
+ */
+export function systemEventLines(text: string): { own: string; host: string } {
+  if (!text.includes("System:")) return { own: text, host: "" };
+  const own: string[] = [];
+  const host: string[] = [];
+  for (const line of text.split("\n")) (SYSTEM_LINE.test(line) ? host : own).push(line);
+  return { own: own.join("\n"), host: host.join("\n") };
+}
+const SYSTEM_LINE = /^\s*System:\s/;
+
+/** The person's own words of a turn's text: the context blocks and system events OpenClaw adds taken out; undefined when that cannot be done. */
+export function ownWords(whole: string): string | undefined {
+  const text = systemEventLines(whole).own;
   if (!text.includes(CONTEXT_MARKER)) return text;
   const lines = text.split("\n");
   const kept: string[] = [];

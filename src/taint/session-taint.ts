@@ -6,7 +6,7 @@ import { normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/t
 import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { BackgroundRuns, runningId } from "./background-runs.ts";
 import { ListedEntries, type ListedEntry } from "./listed-entries.ts";
-import { ActionRequests } from "./action-requests.ts";
+import { ActionRequests, systemEventLines } from "./action-requests.ts";
 import { isSendReceipt, namingValues } from "./values.ts";
 import { snakeCaseKey, valuesAt, type Segments } from "../policy/arguments.ts";
 import { NAMED_VALUE_ROLES } from "../policy/manifest-schema.ts";
@@ -558,8 +558,14 @@ export class SessionTaint {
       level = minTrust(level, "community");
       label = OTHERS_IN_TURN;
     }
-    this.provenance.noteContent(state, turn.prompt as string, level, { level, label });
-    if (this.policy.provenance.enabled) this.requests.note(key, turn.prompt as string, level, label);
+    // The system events OpenClaw puts in front of the message (a job's text, a node's notice) are the host's words.
+    const { own, host } = systemEventLines(turn.prompt as string);
+    this.provenance.noteContent(state, own, level, { level, label });
+    if (host) {
+      const hostLevel = minTrust(level, "community");
+      this.provenance.noteContent(state, host, hostLevel, { level: hostLevel, label: "a system event the host put in the message" });
+    }
+    if (this.policy.provenance.enabled) this.requests.note(key, own, level, label);
     this.pickListed(state, turn.sessionKey as string);
   }
 
