@@ -19,7 +19,7 @@ import { GrantStore } from "./grants/grant-store.ts";
 import { redactString } from "./audit/redact.ts";
 import { noteTurnSurface, surfaceOf } from "./taint/surfaces.ts";
 import type { BrokenManifest, ManifestEntry, ManifestRegistry } from "./policy/manifests.ts";
-import type { ResolvedTool } from "./policy/tool-names.ts";
+import { bridgedArgs, type ResolvedTool } from "./policy/tool-names.ts";
 import { type CallFacts, decidedModes, forRequester, runningSettings, withoutAllowRule } from "./policy/touches.ts";
 import { runningId } from "./taint/background-runs.ts";
 import { SessionTaint, trustAtCall, type ObservedResult, type SessionReport } from "./taint/session-taint.ts";
@@ -163,7 +163,7 @@ export class Engine {
         // A command that only reads another host (ssh host cmd, redis-cli, dig), decided by where it
         // goes, or only restarts services, decided by whether a person's message asked for that.
         // Not when the call runs it on another machine (exec's node): only the owner can say where.
-        const here = !runsElsewhere(tool.via ? (call.params as { args?: unknown } | undefined)?.args : call.params);
+        const here = !runsElsewhere(tool.via ? bridgedArgs(call.params) : call.params);
         const named = here ? policy.decidedCommandValues(facts) : undefined;
         const service = named || !here ? undefined : policy.serviceActionOf(facts);
         if (named) decision = withProvenance(decision, required, this.taint.verdicts(call, named, required));
@@ -563,8 +563,7 @@ export class Engine {
  * who drove the turn (the owner, or a sender by channel and id).
  */
 function callPlace(call: ToolCall, decision: Decision): { channel?: string; account?: string; driver?: string } {
-  const params = call.params as { channel?: unknown; accountId?: unknown; args?: { channel?: unknown; accountId?: unknown } } | undefined;
-  const own = decision.via !== undefined ? params?.args : params;
+  const own = (decision.via !== undefined ? bridgedArgs(call.params) : call.params) as { channel?: unknown; accountId?: unknown } | undefined;
   // A send that names no channel goes out on the turn's; other tools act where they act.
   const sends = decision.capabilities.includes("message:send");
   const given = typeof own?.channel === "string" && own.channel.trim() !== "" ? own.channel : sends ? call.requester?.channel : undefined;

@@ -23,7 +23,7 @@ import {
 import { valuesAt } from "./arguments.ts";
 import { DECISION_ROLES, type ArgumentRole } from "./manifest-schema.ts";
 import type { ArgumentValue, ProvenanceSettings } from "../taint/provenance.ts";
-import type { ResolvedTool } from "./tool-names.ts";
+import { bridgedArgs, type ResolvedTool } from "./tool-names.ts";
 import { ToolResolver } from "./tool-resolver.ts";
 import { ApprovalPolicy } from "./approval.ts";
 import { IrreversibleRules, SECRET_SEND, secretSendOf } from "./irreversible.ts";
@@ -209,7 +209,7 @@ export class CompiledPolicy implements RulePolicy {
   factsFor(tool: ResolvedTool, params: unknown, derivedPaths: readonly string[] | undefined, agentId: string | undefined): CallFacts | undefined {
     const entry = this.manifests.lookup(tool.name);
     if (!entry || (entry.arguments.length === 0 && entry.modes.length === 0)) return undefined;
-    const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
+    const args = tool.via ? bridgedArgs(params) : params;
     const facts = callFacts(entry.arguments, entry.modes, args, derivedPaths, agentId, this.callEnv, entry.environment);
     return facts && steersHarness(entry, args, facts, isHarnessKey) ? { ...facts, modes: [...facts.modes, HARNESS_MODE] } : facts;
   }
@@ -221,14 +221,14 @@ export class CompiledPolicy implements RulePolicy {
   withNamedHarness(tool: ResolvedTool, params: unknown, facts: CallFacts | undefined, named: (value: string) => boolean): CallFacts | undefined {
     const entry = this.manifests.lookup(tool.name);
     if (!entry || !facts || facts.modes.includes(HARNESS_MODE)) return facts;
-    const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
+    const args = tool.via ? bridgedArgs(params) : params;
     return steersHarness(entry, args, facts, named) ? { ...facts, modes: [...facts.modes, HARNESS_MODE] } : facts;
   }
 
   /** A spawn of an external harness (`sessions_spawn` with `runtime: "acp"`): the names a send could reach it by (its label, its agent id). */
   harnessNames(tool: ResolvedTool, params: unknown): string[] {
     if (tool.name !== "sessions_spawn") return [];
-    const args = (tool.via ? (params as { args?: unknown } | undefined)?.args : params) as Record<string, unknown> | undefined;
+    const args = (tool.via ? bridgedArgs(params) : params) as Record<string, unknown> | undefined;
     if (!args || typeof args !== "object" || String(args.runtime ?? "").toLowerCase() !== "acp") return [];
     return [args.label, args.agentId, args.agent_id].filter((v): v is string => typeof v === "string" && v.trim() !== "").map((v) => v.trim().toLowerCase());
   }
@@ -314,7 +314,7 @@ export class CompiledPolicy implements RulePolicy {
   argumentValues(tool: ResolvedTool, params: unknown, facts: CallFacts | undefined, agentId: string | undefined): ArgumentValue[] {
     const entry = this.manifests.lookup(tool.name);
     if (!entry) return [];
-    const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
+    const args = tool.via ? bridgedArgs(params) : params;
     const files = facts ? [...facts.reads, ...facts.writes] : [];
     const out: ArgumentValue[] = [];
     for (const arg of entry.arguments) {
@@ -361,7 +361,7 @@ export class CompiledPolicy implements RulePolicy {
 
   /** The irreversible actions a call takes: its tool's (by its arguments) and its command's. */
   irreversibleFor(tool: ResolvedTool, params: unknown, facts: CallFacts | undefined): IrreversibleAction[] {
-    const args = tool.via ? (params as { args?: unknown } | undefined)?.args : params;
+    const args = tool.via ? bridgedArgs(params) : params;
     const out = this.irreversible.actionsOf(tool.name, args);
     const view = facts?.command?.view;
     if (view) {

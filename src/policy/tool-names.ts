@@ -45,15 +45,43 @@ export function catalogIdToToolName(id: string): string {
   return id;
 }
 
-/** The tool a meta call (`tool_call`) names in its parameters, as written. */
+/** The keys a meta call (`tool_call`) names its tool with, in the order the host reads them. */
+const SELECTOR_KEYS = ["id", "toolId", "name"] as const;
+
+/** The tool a meta call (`tool_call`) names in its parameters, as written (the host's `id ?? toolId ?? name`). */
 export function metaTarget(params: unknown): string | undefined {
   if (!params || typeof params !== "object") return undefined;
   const record = params as Record<string, unknown>;
-  for (const key of ["id", "name", "tool"]) {
-    const value = record[key];
-    if (typeof value === "string" && value.trim()) return value.trim();
+  const key = SELECTOR_KEYS.find((k) => record[k] != null);
+  const value = key ? record[key] : record.tool;
+  return typeof value === "string" && value.trim() ? value.trim() : undefined;
+}
+
+/**
+ * The arguments a meta call (`tool_call`) passes to its tool, read as the host reads them: `args`,
+ * else `input`, with `args.<name>` keys merged in; with neither (or an empty one), every other key
+ * of the call but the one naming the tool. A selector key the host would also drop (a second one
+ * that names the same tool) stays in: an argument more to decide, never one less.
+ */
+export function bridgedArgs(params: unknown): unknown {
+  if (!params || typeof params !== "object" || Array.isArray(params)) return undefined;
+  const record = params as Record<string, unknown>;
+  const dotted: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) if (key.startsWith("args.") && key.length > 5) dotted[key.slice(5)] = value;
+  const nested = record.args ?? record.input;
+  const empty = isRecord(nested) && Object.keys(nested).length === 0;
+  if (nested != null && !empty) return isRecord(nested) ? { ...dotted, ...nested } : nested;
+  const selector = SELECTOR_KEYS.find((k) => record[k] != null) ?? "id";
+  const flat: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (key === "args" || key === "input" || key === selector || (key.startsWith("args.") && key.length > 5)) continue;
+    flat[key] = value;
   }
-  return undefined;
+  return { ...dotted, ...flat };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 export function resolveTool(toolName: unknown, params: unknown, toolKind?: unknown): ResolvedTool {

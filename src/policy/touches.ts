@@ -279,7 +279,7 @@ export function callFacts(
   for (const arg of args) {
     const { role, access = "read", at } = arg.spec;
     if (role === "command" && env.commands) {
-      const raw = valuesAt(params, arg.segments).find((v): v is string => typeof v === "string");
+      const raw = commandText(params, arg.segments);
       if (raw === undefined) continue;
       // A call that gives a command in two arguments (command and cmd) runs one the host picks:
       // both are read, as if both ran.
@@ -563,4 +563,29 @@ export function holdsSecretBelow(label: string | undefined): boolean {
 /** A regular file (nothing is below it); false for a directory, a missing path or anything else. */
 export function isRegularFile(path: string): boolean {
   return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+}
+
+/**
+ * A command argument as the shell would get it: a string as it is; a list of strings as argv, and
+ * as its words joined (a host that takes argv runs all of it, not its first word, and one may join
+ * it unquoted); any other value as its JSON text, which is no command ClawOS knows (never read-only).
+ */
+function commandText(params: unknown, segments: readonly string[]): string | undefined {
+  let value: unknown = params;
+  for (const segment of segments) {
+    if (value === null || typeof value !== "object" || segment === "*") {
+      value = undefined;
+      break;
+    }
+    value = (value as Record<string, unknown>)[segment];
+  }
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value;
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "string")) {
+    // As argv, and as words a host may join with spaces before a shell reads them: both are read.
+    const argv = value.map((v) => `'${(v as string).replace(/'/g, "'\\''")}'`).join(" ");
+    const joined = value.join(" ");
+    return argv === joined ? argv : `${argv}\n${joined}`;
+  }
+  return JSON.stringify(value);
 }

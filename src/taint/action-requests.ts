@@ -109,6 +109,12 @@ const OBJECT_END = new Set([
   ",",
   "(",
   ")",
+  "[",
+  "]",
+  "{",
+  "}",
+  "<",
+  ">",
   "-",
   "without",
   "except",
@@ -197,13 +203,14 @@ const COMMON = new Set(
     "anything everything nothing why again ago hour hours minute minutes since last night yesterday old new stale latest current previous " +
     "rolling quick graceful full hard soft same other another first second way bit lot like need needs want wants think " +
     "describe grab inspect review investigate read tail list print pull examine diagnose debug figure report verify confirm ensure " +
-    "test try fix happened happening see saw watch monitor priority same go goes going ahead proceed carry"
+    "test try fix happened happening see saw watch monitor priority same go goes going ahead proceed carry " +
+    "right away soon quickly fast immediately today tonight later then once more"
   ).split(" "),
 );
 /** Words after a name that say it is well: it is not what "restart it" stands for. */
 const WELL = new Set(["fine", "ok", "okay", "healthy", "good", "normal", "green", "alright"]);
 
-const TOKEN = /(?<![a-z0-9])--?[a-z][a-z-]*|[a-z0-9](?:[a-z0-9_.@/'\u2019-]*[a-z0-9])?|[,()\u2014\u2013]|\s-\s/g;
+const TOKEN = /(?<![a-z0-9])--?[a-z][a-z-]*|[a-z0-9](?:[a-z0-9_.@/'\u2019-]*[a-z0-9])?|[,()[\]{}<>\u2014\u2013]|\s-\s/g;
 
 interface Sentence {
   readonly words: readonly string[];
@@ -290,7 +297,10 @@ export function requestsIn(text: string, before: readonly string[] = []): FoundR
       // Each item is one name: "the postgres exporter container" is postgres-exporter, not postgres.
       let names = items.flatMap((item) => {
         const words = item.filter((w) => !KIND_NOUNS.has(w) && !PRONOUNS.has(w) && !DESCRIPTORS.has(w));
-        return words.length === 0 ? [] : words.length === 1 ? words : [words.join("-")];
+        if (words.length <= 1) return words;
+        // "nginx right away" is nginx; "the postgres exporter" is postgres-exporter, never postgres.
+        const named = words.filter((w) => !COMMON.has(w));
+        return [words.join("-"), ...(named.length > 0 && named.length < words.length ? [named.join("-")] : [])];
       });
       const refers = names.length === 0;
       let around = clauseOf(words, i);
@@ -558,7 +568,7 @@ function clauseOf(words: readonly string[], at: number): string[] {
   while (to < words.length && !CLAUSE_MARK.has(words[to]) && words[to] !== "but") to++;
   return words.slice(from, to);
 }
-const CLAUSE_MARK = new Set([",", "-", "(", ")"]);
+const CLAUSE_MARK = new Set([",", "-", "(", ")", "[", "]", "{", "}", "<", ">"]);
 
 /** A namespace no request can name: with two named, or one only excluded, none counts. */
 export const NO_NAMESPACE = "\u0000none";

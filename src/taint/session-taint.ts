@@ -2,7 +2,7 @@ import { resolve as resolvePath } from "node:path";
 import type { ChannelMessage, Requester, ToolCall, ToolResult, TurnInput } from "../calls.ts";
 import type { CompiledPolicy, ServiceAction } from "../policy/compiled-policy.ts";
 import type { Decision } from "../policy/decision.ts";
-import { normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/tool-names.ts";
+import { bridgedArgs, normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/tool-names.ts";
 import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { BackgroundRuns, runningId } from "./background-runs.ts";
 import { ListedEntries, type ListedEntry } from "./listed-entries.ts";
@@ -420,8 +420,9 @@ export class SessionTaint {
     if (!outerId) return undefined;
     const memo = this.calls.get(call.sessionKey, outerId);
     if (!memo || memo.tool.via === undefined || memo.tool.name !== tool.name) return undefined;
-    const innerArgs = (memo.paramsRef as { args?: unknown } | undefined)?.args;
-    if (innerArgs !== undefined && !sameShallow(innerArgs, call.params)) return undefined;
+    // The inner call must pass what the outer one was decided on, as the host reads a meta call's arguments.
+    const innerArgs = bridgedArgs(memo.paramsRef);
+    if (innerArgs === undefined || !sameShallow(innerArgs, call.params)) return undefined;
     if (call.toolCallId) this.calls.set(call.sessionKey, call.toolCallId, { ...memo, paramsRef: undefined });
     return memo.decision;
   }
@@ -565,7 +566,10 @@ export class SessionTaint {
       const hostLevel = minTrust(level, "community");
       this.provenance.noteContent(state, host, hostLevel, { level: hostLevel, label: "a system event the host put in the message" });
     }
-    if (this.policy.provenance.enabled) this.requests.note(key, own, level, label);
+    // Only a person's message asks for service actions, and only one replaces what the last asked:
+    // a system event, another session's message or a sub-agent's task leaves them as they are.
+    const person = !turn.isSubagent && (provenance === undefined || provenance.kind === "external_user");
+    if (this.policy.provenance.enabled && person) this.requests.note(key, own, level, label);
     this.pickListed(state, turn.sessionKey as string);
   }
 
@@ -883,7 +887,7 @@ export class SessionTaint {
     // A command's text counts when it reaches another host: the hosts and names in it were the
     // owner's session's choice. A local command names nothing a later decision looks up by value.
     const commandText = facts?.command?.view.network === true;
-    const params = tool.via ? (call.params as { args?: unknown } | undefined)?.args : call.params;
+    const params = tool.via ? bridgedArgs(call.params) : call.params;
     let text = "";
     for (const arg of entry.arguments) {
       if (!NAMED_VALUE_ROLES.includes(arg.spec.role) && !(arg.spec.role === "command" && commandText)) continue;
@@ -1279,7 +1283,7 @@ export class SessionTaint {
    */
   private lowerTargetSession(call: Pick<ToolCall, "params" | "sessionKey" | "agentId" | "toolCallId">, tool: ResolvedTool, trust: TrustLevel): void {
     if (!this.policy.tagging || trust === "owner") return;
-    const params = (tool.via ? (call.params as { args?: unknown } | undefined)?.args : call.params) as Record<string, unknown> | undefined;
+    const params = (tool.via ? bridgedArgs(call.params) : call.params) as Record<string, unknown> | undefined;
     // As the host reads them: each name, else its snake_case form (session_key, agent_id).
     const param = (name: string) => params?.[name] ?? params?.[snakeCaseKey(name)];
     const raw = param("sessionKey") ?? param("targetSessionKey");
@@ -1381,7 +1385,7 @@ function isOuterResult(result: Pick<ToolResult, "toolName">, tool: ResolvedTool)
 
 /** The arguments a result's call was made with, whichever of a Tool Search pair it is. */
 function resultArgs(result: Pick<ToolResult, "toolName" | "params">, tool: ResolvedTool): unknown {
-  return isOuterResult(result, tool) ? (result.params as { args?: unknown } | undefined)?.args : result.params;
+  return isOuterResult(result, tool) ? bridgedArgs(result.params) : result.params;
 }
 
 function requesterLabel(requester: Requester | undefined): string {

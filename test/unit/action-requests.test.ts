@@ -15,6 +15,9 @@ describe("action requests in a person's message", () => {
     expect(asked("bounce nginx")).toEqual([{ verb: "restart", names: ["nginx"] }]);
     expect(asked("bring the jenkins container back up")).toEqual([{ verb: "start", names: ["jenkins"] }]);
     expect(asked("can you restart the queue consumer?")[0].names).toContain("queue-consumer");
+    // Words after the name that say when, and a bracketed tag after it, are not part of it.
+    expect(asked("restart nginx right away")[0].names).toContain("nginx");
+    expect(asked("then start sc52-api [run-t1-mwzbclye]")).toEqual([{ verb: "start", names: ["sc52-api"] }]);
   });
 
   it("a pronoun or a generic object stands for a name said with a kind noun or said to be in trouble, in the sentence, the one before, or the previous message", () => {

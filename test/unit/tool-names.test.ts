@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { catalogIdToToolName, normalizeToolName, outerCallIdOf, resolveTool } from "../../src/policy/tool-names.ts";
+import { bridgedArgs, catalogIdToToolName, metaTarget, normalizeToolName, outerCallIdOf, resolveTool } from "../../src/policy/tool-names.ts";
 
 describe("tool names", () => {
   it("folds case, whitespace and full-width forms", () => {
@@ -29,6 +29,19 @@ describe("tool names", () => {
     expect(resolveTool("tool_call", { args: {} })).toMatchObject({ name: "tool_call", unresolved: "no tool id in its parameters" });
     expect(resolveTool("exec", { code: "1" }, "code_mode_exec")).toMatchObject({ name: "code_mode_exec" });
     expect(resolveTool("exec", { command: "ls" })).toMatchObject({ name: "exec", validName: true });
+  });
+
+  it("reads a tool_call's target and arguments as the host does: args, else input, with args.* keys; else the call's other keys", () => {
+    expect(metaTarget({ toolId: "openclaw:core:read", name: "ignored" })).toBe("openclaw:core:read");
+    expect(metaTarget({ id: "openclaw:core:exec", toolId: "openclaw:core:read" })).toBe("openclaw:core:exec");
+    expect(bridgedArgs({ id: "x", args: { path: "a" } })).toEqual({ path: "a" });
+    expect(bridgedArgs({ id: "x", input: { path: "~/.ssh/id_ed25519" } })).toEqual({ path: "~/.ssh/id_ed25519" });
+    expect(bridgedArgs({ id: "x", args: { path: "a" }, "args.mode": "b" })).toEqual({ path: "a", mode: "b" });
+    expect(bridgedArgs({ id: "x", path: "~/.ssh/id_ed25519" })).toEqual({ path: "~/.ssh/id_ed25519" });
+    expect(bridgedArgs({ id: "x", "args.path": "~/.ssh/id_ed25519" })).toEqual({ path: "~/.ssh/id_ed25519" });
+    expect(bridgedArgs({ id: "x", args: {}, path: "b" })).toEqual({ path: "b" });
+    expect(bridgedArgs({ toolId: "x", command: "ls" })).toEqual({ command: "ls" });
+    expect(bridgedArgs(undefined)).toBeUndefined();
   });
 
   it("finds the outer call of a Tool Search inner call id", () => {

@@ -6,7 +6,7 @@ import type { Decision } from "../../src/policy/decision.ts";
 import { blockReason } from "../../src/report/reason.ts";
 import { INSTALLED_HOST_CONFIG, recordingHost, type RecordingHost } from "./recording-host.ts";
 import { obtainRuntime, resetRuntimeForTests, type ClawosRuntime } from "../../src/host/runtime.ts";
-import { catalogIdToToolName } from "../../src/policy/tool-names.ts";
+import { bridgedArgs, catalogIdToToolName, metaTarget } from "../../src/policy/tool-names.ts";
 import { isTrustLevel, type TrustLevel } from "../../src/taint/trust.ts";
 
 /**
@@ -675,11 +675,11 @@ class TraceRun {
     let final = outer;
     let bridged: { tool: string; params: unknown; id: string } | undefined;
     if (!outer.blocked && step.tool.trim().toLowerCase() === "tool_call" && isRecord(params)) {
-      // Tool Search runs the inner tool as a second hook call.
-      const target = [params.id, params.name, params.tool].find((v): v is string => typeof v === "string" && v.trim() !== "");
+      // Tool Search runs the inner tool as a second hook call, with the arguments as it reads them.
+      const target = metaTarget(params);
       if (target) {
-        const tool = catalogIdToToolName(target.trim());
-        bridged = { tool, params: params.args ?? {}, id: `tool_search_code:${id}:${tool}:1` };
+        const tool = catalogIdToToolName(target);
+        bridged = { tool, params: bridgedArgs(params) ?? {}, id: `tool_search_code:${id}:${tool}:1` };
         const inner = this.gate(bridged.tool, bridged.params, bridged.id, sessionKey, requester, undefined, step.approve);
         if (inner.blocked || inner.effect === "would-block" || inner.effect === "approved") final = { ...inner, decision: inner.decision ?? outer.decision };
       }
