@@ -183,12 +183,14 @@ export class FileLabels {
 
   /**
    * The least trusted file written under a directory that a build or test there could run: every
-   * label whose code (`codeLevel`) is below `above`, except documents, media and logs (notes a
-   * research session saved are not code). Undefined when there is none.
+   * label whose code (`codeLevel`) is below `above`, except media, data and logs, and text
+   * documents unless the command runs documents too (`docs`: a README a Rust crate includes as doc
+   * tests, pytest's `--doctest-glob`; notes a research session saved are not code to `npm test`).
+   * Undefined when there is none.
    */
-  lowestCodeUnder(dir: string, above: TrustLevel): { path: string; label: FileLabel } | undefined {
+  lowestCodeUnder(dir: string, above: TrustLevel, docs = false): { path: string; label: FileLabel } | undefined {
     let low: { path: string; label: FileLabel } | undefined;
-    for (const code of this.codeBelow(dir, above)) if (!low || trustRank(codeLevel(code.label)) < trustRank(codeLevel(low.label))) low = code;
+    for (const code of this.codeBelow(dir, above, docs)) if (!low || trustRank(codeLevel(code.label)) < trustRank(codeLevel(low.label))) low = code;
     return low;
   }
 
@@ -199,10 +201,10 @@ export class FileLabels {
    * the owner approved. Sequence numbers count this process's writes, so after a restart a tree
    * that holds such code gets a new mark (the owner is asked once more), and a clean tree keeps "".
    */
-  codeMark(dir: string): string {
+  codeMark(dir: string, docs = false): string {
     let count = 0;
     let newest = 0;
-    for (const { label } of this.codeBelow(dir, "owner")) {
+    for (const { label } of this.codeBelow(dir, "owner", docs)) {
       count++;
       newest = Math.max(newest, label.seq ?? 0);
     }
@@ -210,18 +212,18 @@ export class FileLabels {
   }
 
   /** The code below owner written last under a directory (what changed its `codeMark`). */
-  newestCodeUnder(dir: string): { path: string; label: FileLabel } | undefined {
+  newestCodeUnder(dir: string, docs = false): { path: string; label: FileLabel } | undefined {
     let newest: { path: string; label: FileLabel } | undefined;
-    for (const code of this.codeBelow(dir, "owner")) if (!newest || (code.label.seq ?? 0) > (newest.label.seq ?? 0)) newest = code;
+    for (const code of this.codeBelow(dir, "owner", docs)) if (!newest || (code.label.seq ?? 0) > (newest.label.seq ?? 0)) newest = code;
     return newest;
   }
 
   /** The labels below `above` at or under a directory that are code, then a tree label covering it. */
-  private *codeBelow(dir: string, above: TrustLevel): Generator<{ path: string; label: FileLabel }> {
+  private *codeBelow(dir: string, above: TrustLevel, docs: boolean): Generator<{ path: string; label: FileLabel }> {
     const prefix = dir.endsWith("/") ? dir : `${dir}/`;
     for (const [path, label] of this.labels) {
       if (trustRank(codeLevel(label)) >= trustRank(above) || (path !== dir && !path.startsWith(prefix))) continue;
-      if (!label.tree && NOT_CODE.test(path) && !READ_AS_CODE.test(path)) continue;
+      if (!label.tree && NOT_CODE.test(path) && !READ_AS_CODE.test(path) && !(docs && DOCUMENT.test(path))) continue;
       yield { path, label };
     }
     // A label on a directory above it (a clone, an extracted archive) covers it too.
@@ -398,6 +400,9 @@ function parentOf(path: string): string | undefined {
  */
 const READ_AS_CODE = /(?:^|\/)(?:CMakeLists\.txt|requirements[^/]*\.txt|constraints[^/]*\.txt|test[^/]*\.txt)$/i;
 
-/** Files no build or test runs: documents, media and logs (but see `READ_AS_CODE`). */
+/** Text documents: a runner of documents' examples (`runsDocs` in the command table) runs them. */
+const DOCUMENT = /\.(?:md|markdown|txt|rst|adoc)$/i;
+
+/** Files no build or test runs: documents, media and logs (but see `READ_AS_CODE` and `DOCUMENT`). */
 const NOT_CODE =
   /\.(?:md|markdown|txt|rst|adoc|csv|tsv|log|pdf|png|jpe?g|gif|webp|bmp|ico|mp3|wav|ogg|opus|m4a|flac|mp4|mov|webm|docx?|xlsx?|pptx?|odt|ods|odp|rtf|epub)$/i;

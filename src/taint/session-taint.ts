@@ -297,14 +297,16 @@ export class SessionTaint {
   treeMark(facts: CallFacts | undefined): string | undefined {
     const dirs = this.policy.tagging ? markedDirs(facts) : undefined;
     if (!dirs) return undefined;
-    return dirs.map((dir) => this.provenance.labels.codeMark(dir)).join(";");
+    const docs = facts?.command?.view.runsDocs === true;
+    return dirs.map((dir) => this.provenance.labels.codeMark(dir, docs)).join(";");
   }
 
   /** The code written below owner last into a build's or test's tree, as a cause: why a grant for it was set aside. */
   treeChange(facts: CallFacts | undefined): TaintSource | undefined {
     let newest: ReturnType<FileLabels["newestCodeUnder"]>;
+    const docs = facts?.command?.view.runsDocs === true;
     for (const dir of markedDirs(facts) ?? []) {
-      const code = this.provenance.labels.newestCodeUnder(dir);
+      const code = this.provenance.labels.newestCodeUnder(dir, docs);
       if (code && (!newest || (code.label.seq ?? 0) > (newest.label.seq ?? 0))) newest = code;
     }
     if (!newest) return undefined;
@@ -330,9 +332,10 @@ export class SessionTaint {
     if (!this.policy.tagging || !command?.view.runsTree || !command.cwd) return undefined;
     const above: TrustLevel = command.view.allowAt !== undefined && command.view.allowAt !== "owner" ? "owner" : trust;
     if (above === "untrusted") return undefined;
-    let low = this.provenance.labels.lowestCodeUnder(command.cwd, above);
+    const docs = command.view.runsDocs;
+    let low = this.provenance.labels.lowestCodeUnder(command.cwd, above, docs);
     for (const dir of treeDirsOf(command)) {
-      const other = this.provenance.labels.lowestCodeUnder(dir, above);
+      const other = this.provenance.labels.lowestCodeUnder(dir, above, docs);
       if (other && (!low || trustRank(codeLevel(other.label)) < trustRank(codeLevel(low.label)))) low = other;
     }
     if (!low) return undefined;
@@ -1107,11 +1110,20 @@ export class SessionTaint {
     const command = facts.command;
     if (source !== "command" || !command) return undefined;
     const view = command.view;
-    if (!view.parsed || view.network || view.external || view.fetches.length > 0) return undefined;
+    // Another host's own facts (`ssh web-2 df -h`) are read like this host's: no file, no log.
+    const remoteFacts = view.remoteRead && view.remoteFacts;
+    if (!view.parsed || (view.network && !remoteFacts) || view.external || view.fetches.length > 0) return undefined;
     // What a command prints of its own command line (echo, printf, a sed replacement, a format
     // string, a here-document) was written by the call: it counts at the call's trust, not at that of
     // the files it reads, unless the command only prints what its files hold (`printsOwnWords`).
     const own = memo.decision.inputTrust;
+    if (remoteFacts) {
+      // The host named is the call's: what it reports counts at the call's trust, and a local file
+      // read beside it at that file's.
+      let level: TrustLevel = own;
+      for (const file of facts.reads) level = minTrust(level, this.provenance.readTrust(file.forms, agentId, declared, !file.listing));
+      return { level, values: level };
+    }
     if (view.readOnly) {
       // A directory it reads is the files below it, unless only their names were listed (ls, find).
       let level: TrustLevel = "owner";

@@ -367,6 +367,17 @@ describe("classifyCommand: commands that are not read-only", () => {
     ["pnpm why react", { runsTree: true }, /pnpm why runs the hooks of the project's pnpmfile/],
     ["pnpm -C web ls --depth 0", { runsTree: true }, /pnpm ls/],
     ["uv tree", { runsTree: true, network: true }, /uv tree locks the project/],
+    // Interpreters and shells run code of the tree they start in, and of their script's directory.
+    ["python3 tools/gen.py", { runsTree: true, runsDocs: false, treeDirs: ["tools"] }, /python3 runs tools\/gen.py/],
+    ["python -m pytest -q", { runsTree: true, runsDocs: true }, /python -m pytest runs code/],
+    ["python3 -c 'import app'", { runsTree: true, runsDocs: false }, /python3 -c runs code/],
+    ["node ../tools/x.js", { runsTree: true, treeDirs: ["../tools"] }, /node runs code/],
+    ["bash scripts/x.sh", { runsTree: true, treeDirs: ["scripts"] }, /bash runs the script scripts\/x.sh/],
+    ["cargo test", { runsTree: true, runsDocs: true }, /cargo test builds and tests the project/],
+    ["cargo build", { runsTree: true, runsDocs: false }, /cargo build builds or runs the project/],
+    ["make -C docs html", { runsTree: true, runsDocs: true }, /make runs/],
+    ["npm test", { runsTree: true, runsDocs: false }, /npm test runs the project's scripts/],
+    ["echo 1+1 | bc", { runsTree: false }, /bc runs code/],
   ];
   for (const [command, expected, why] of cases) {
     it(command, () => {
@@ -718,6 +729,66 @@ describe("classifyCommand: everyday reads of an operator's machine", () => {
       ["docker compose -f x.yml up -d", /runs the containers a compose file defines/],
       ["docker compose -f x.yml exec web env", /runs the containers a compose file defines/],
     ]);
+  });
+
+  it("firewall listings, configuration checks and the container daemon's own counts are read-only; changing them is not", () => {
+    expectPlainReads([
+      "ufw status numbered",
+      "sudo ufw status verbose",
+      "ufw show added",
+      "nft list ruleset",
+      "nginx -t",
+      "sudo nginx -T",
+      "apachectl configtest",
+      "apache2ctl -S",
+      "sshd -t",
+      "haproxy -c -f /etc/haproxy/haproxy.cfg",
+      "visudo -c",
+      "named-checkconf",
+      "docker system df",
+      "docker version",
+    ]);
+    expectActs([
+      ["ufw allow 8443/tcp", /ufw allow changes the firewall/],
+      ["ufw --force reset", /changes the firewall/],
+      ["nft add rule inet filter input drop", /nft add changes the firewall/],
+      ["nft -f rules.nft", /changes the firewall/],
+      ["nginx -s reload", /nginx -s/],
+      ["nginx", /runs or signals the web server/],
+      ["apachectl graceful", /runs or signals the web server/],
+      ["sshd", /runs an SSH server/],
+      ["visudo", /edits the sudo rules/],
+      ["docker system df -v", /prints the containers' and images' own text/],
+      ["docker -H tcp://build-2:2375 system df", /talks to another container daemon/],
+      ["docker system prune -af", /runs or changes containers/],
+    ]);
+    // A check before a reload the owner asked for leaves the reload to be decided as a service action.
+    expect(classify("sudo nginx -t && sudo systemctl reload nginx").serviceAction).toBe(true);
+    // The daemon's counts are its own; its containers' listings and logs are their text.
+    expect(classify("docker system df").external).toBe(false);
+    expect(classify("docker ps").external).toBe(true);
+  });
+
+  it("a command on another host that reads no file and no log there prints that host's facts", () => {
+    for (const command of ["ssh web-2.internal 'sudo ufw status numbered'", "ssh web-1 df -h", 'ssh web-1 "df -h && free -m"', "ssh web-1 ps aux"]) {
+      const facts = classify(command);
+      expect(facts.remoteRead, command).toBe(true);
+      expect(facts.remoteFacts, command).toBe(true);
+      expect(facts.external, command).toBe(false);
+    }
+    for (const command of [
+      "ssh web-1 cat /var/log/app.log",
+      "ssh web-1 journalctl -u api",
+      "ssh web-1 ls /tmp",
+      "ssh web-1 kubectl get pods",
+      "redis-cli -h db info",
+      "dig +short example.org",
+    ]) {
+      const facts = classify(command);
+      expect(facts.remoteRead, command).toBe(true);
+      expect(facts.remoteFacts, command).toBe(false);
+      expect(facts.external, command).toBe(true);
+    }
   });
 });
 

@@ -224,6 +224,8 @@ const PACKAGE_MANAGER = {
 const PACKAGE_MANAGER_RUNS: NonNullable<ProgramSpec["subcommands"]>[number] = {
   names: ["run", "exec", "shell", "test", "build"],
   kind: "build",
+  // What it runs (pytest, rspec, mix test, a task) may collect the doctests of the tree's documents.
+  runsDocs: true,
   why: "runs the project's code",
 };
 
@@ -955,6 +957,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "swift",
     ],
     kind: "build",
+    // Generic runners: what a target runs (a doc-test step too) is whatever the tree's files say.
+    runsDocs: true,
     infoFlags: ["--version", "-v", "--help", "-h"],
     dirFlags: ["-C", "--directory"],
   },
@@ -995,25 +999,14 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     infoFlags: ["--version", "-v", "--help", "-h"],
   },
   {
-    names: [
-      "pytest",
-      "py.test",
-      "tox",
-      "nox",
-      "mypy",
-      "pyright",
-      "ruff",
-      "black",
-      "isort",
-      "flake8",
-      "pylint",
-      "coverage",
-      "rspec",
-      "rake",
-      "phpunit",
-      "ctest",
-      "behave",
-    ],
+    // Python's test runners (and coverage, which runs them) collect doctests from text files as their settings say.
+    names: ["pytest", "py.test", "tox", "nox", "coverage"],
+    kind: "build",
+    runsDocs: true,
+    infoFlags: ["--version", "--help", "-h"],
+  },
+  {
+    names: ["mypy", "pyright", "ruff", "black", "isort", "flake8", "pylint", "rspec", "rake", "phpunit", "ctest", "behave"],
     kind: "build",
     infoFlags: ["--version", "--help", "-h"],
   },
@@ -1302,31 +1295,12 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     otherSubcommand: { kind: "build", why: "runs a build or an extension" },
     subcommands: [
       {
-        names: [
-          "build",
-          "b",
-          "check",
-          "c",
-          "test",
-          "t",
-          "bench",
-          "run",
-          "r",
-          "clippy",
-          "doc",
-          "d",
-          "fmt",
-          "clean",
-          "fix",
-          "new",
-          "init",
-          "rustc",
-          "rustdoc",
-          "package",
-        ],
+        names: ["build", "b", "check", "c", "bench", "run", "r", "clippy", "doc", "d", "fmt", "clean", "fix", "new", "init", "rustc", "rustdoc", "package"],
         kind: "build",
         why: "builds or runs the project",
       },
+      // Doc tests run the examples of the crate's documentation, a README it includes among them.
+      { names: ["test", "t"], kind: "build", runsDocs: true, why: "builds and tests the project" },
       { names: ["install", "uninstall", "binstall"], kind: "install", network: true, why: "installs a program from the network" },
       {
         names: ["fetch", "update", "add", "remove", "search", "publish", "login", "logout", "owner", "yank", "vendor", "generate-lockfile"],
@@ -1400,7 +1374,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     otherSubcommand: { kind: "install", network: true, why: "uv installs packages" },
     subcommands: [
       { names: ["pip install", "pip sync", "add", "sync", "lock", "tool install", "python install"], kind: "install", network: true, fetches: ".venv" },
-      { names: ["run", "tool run"], kind: "build", network: true, why: "runs code (it may first download packages)" },
+      { names: ["run", "tool run"], kind: "build", network: true, runsDocs: true, why: "runs code (it may first download packages)" },
       // uv tree locks the project first: it resolves from the network and may build the project's
       // metadata with its build backend (setup.py, a hatch hook).
       { names: ["tree"], kind: "build", network: true, why: "locks the project (it may run the project's build backend)" },
@@ -1926,7 +1900,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
           "top",
           "port",
           "stats",
-          "version",
           "info",
           "history",
           "diff",
@@ -1949,9 +1922,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
           "compose images",
           "network ls",
           "volume ls",
-          "system df",
-          "context ls",
-          "context show",
         ],
         kind: "read",
         external: true,
@@ -1982,6 +1952,16 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
           "--progress",
         ],
         unsafeFlags: ["-H", "--host", "--config", "--tlscacert", "--tlscert", "--tlskey"],
+      },
+      // The daemon's own counts, versions and contexts: numbers and names its administrator set, no
+      // container's or image's text.
+      {
+        names: ["system df", "version", "context ls", "context list", "context show"],
+        kind: "read",
+        operands: "strings",
+        why: "talks to another container daemon or prints the containers' and images' own text",
+        valueFlags: ["-H", "--host", "--context", "-c", "-l", "--log-level", "--format", "-f"],
+        unsafeFlags: ["-H", "--host", "--context", "-c", "--config", "--tlscacert", "--tlscert", "--tlskey", "-v", "--verbose"],
       },
       { names: ["pull", "push", "login", "logout", "search", "image pull", "image push", "manifest push"], kind: "network", network: true },
       // A build runs the steps of the tree's Dockerfile; compose runs the containers (mounts, privileges) its file defines.
@@ -2398,6 +2378,57 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     ],
   },
   { names: ["reboot", "shutdown", "halt", "poweroff", "init", "telinit"], kind: "system", operands: "strings", why: "stops or restarts the machine" },
+  // Firewalls: the status and listings print the rules the host's administrator set; anything else changes them.
+  {
+    names: ["ufw"],
+    kind: "system",
+    why: "changes the firewall",
+    infoFlags: ["--version", "--help", "-h"],
+    otherSubcommand: { kind: "system", why: "changes the firewall" },
+    subcommands: [{ names: ["status", "show", "version", "app list", "app info"], kind: "read", operands: "strings" }],
+  },
+  {
+    names: ["nft"],
+    kind: "system",
+    why: "changes the firewall",
+    infoFlags: ["--version", "-v", "--help", "-h"],
+    globalValueFlags: ["-I", "--includepath"],
+    otherSubcommand: { kind: "system", why: "changes the firewall" },
+    subcommands: [{ names: ["list"], kind: "read", operands: "strings" }],
+  },
+  // Configuration checks: each parses its configuration and reports what is wrong, and starts or
+  // changes nothing (nginx -s signals the running server; visudo without -c edits the file).
+  {
+    names: ["nginx", "openresty"],
+    kind: "system",
+    why: "runs or signals the web server",
+    operands: "strings",
+    valueFlags: ["-c", "-p", "-e", "-g"],
+    queryFlags: ["-t", "-T", "-v", "-V"],
+    unsafeFlags: ["-s"],
+  },
+  {
+    names: ["apachectl", "apache2ctl", "httpd", "apache2"],
+    kind: "system",
+    why: "runs or signals the web server",
+    operands: "strings",
+    valueFlags: ["-f", "-d", "-C", "-c", "-D", "-k"],
+    queryFlags: ["-t", "-S", "-M", "-v", "-V", "-l", "-L"],
+    unsafeFlags: ["-k"],
+    subcommands: [{ names: ["configtest", "-t", "-S", "-M", "-v", "-V"], kind: "read", operands: "strings" }],
+    otherSubcommand: { kind: "system", why: "runs or signals the web server" },
+  },
+  {
+    names: ["sshd"],
+    kind: "system",
+    why: "runs an SSH server",
+    operands: "strings",
+    valueFlags: ["-f", "-C", "-h", "-o"],
+    queryFlags: ["-t", "-T", "-V"],
+  },
+  { names: ["haproxy"], kind: "system", why: "runs a load balancer", operands: "strings", valueFlags: ["-f", "-L"], queryFlags: ["-c", "-v", "-vv"] },
+  { names: ["visudo"], kind: "system", why: "edits the sudo rules", operands: "strings", valueFlags: ["-f", "--file"], queryFlags: ["-c", "--check"] },
+  { names: ["named-checkconf", "named-checkzone"], kind: "read", operands: "strings" },
   {
     names: [
       "service",
@@ -2413,8 +2444,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "insmod",
       "rmmod",
       "sysctl",
-      "nft",
-      "ufw",
       "firewall-cmd",
       "pfctl",
       "ifconfig",
@@ -2427,7 +2456,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "passwd",
       "chpasswd",
       "chsh",
-      "visudo",
       "renice",
       "open",
       "xdg-open",

@@ -119,6 +119,12 @@ export interface CommandView {
    */
   readonly runsTree: boolean;
   /**
+   * With runsTree: it may also run the examples in the tree's documents (`cargo test` runs a README
+   * a crate includes as doc tests, pytest collects `--doctest-glob` files, `make` runs whatever the
+   * Makefile says), so text documents written there count as code too.
+   */
+  readonly runsDocs: boolean;
+  /**
    * With runsTree: where the code it runs is, when not only the working directory (make -C ..,
    * npm --prefix ../app, cd ../app && npm test), relative to it.
    */
@@ -139,6 +145,12 @@ export interface CommandView {
   readonly remoteRead: boolean;
   /** Where a remote read sends its request (hosts, a resolver, the names it looks up); empty for a local daemon. */
   readonly destinations: readonly string[];
+  /**
+   * A remote read that only printed the other host's own facts: `ssh web-2 'df -h; ufw status'`
+   * read no file and no state kept outside files there (a log, the journal, a database), so its
+   * output is that host's report, as the same command's would be here, not others' text.
+   */
+  readonly remoteFacts: boolean;
   /**
    * The command is not read-only only because it restarts, reloads or starts services on this host
    * (`sudo systemctl restart api`, `kubectl rollout restart deployment/api`, `docker restart web`:
@@ -227,11 +239,13 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       external: true,
       local: false,
       runsTree: true,
+      runsDocs: true,
       treeDirs: [],
       unknownReads: true,
       secrets: [],
       remoteRead: false,
       destinations: [],
+      remoteFacts: false,
       serviceAction: false,
       services: [],
       serviceScopes: [],
@@ -430,6 +444,20 @@ const PLAIN_VARIABLES = new Set([
 ]);
 const PLAIN_PREFIXES = /^(?:LC_|XDG_|BASH_|GIT_AUTHOR_|GIT_COMMITTER_)/;
 /** Program kinds whose output may come from somewhere other than the files where they run. */
+/** A script file named first, as written (no flag before it, no expansion): `node scripts/x.js --dry-run`. */
+function runsScriptFile(args: readonly Word[]): boolean {
+  const first = args[0];
+  return first !== undefined && !first.dynamic && !first.glob && !first.process && SCRIPT_FILE.test(first.text) && !first.text.includes("://");
+}
+
+const SCRIPT_FILE = /^[^-][^\s]*\.(?:[cm]?js|[cm]?ts|rb|pl|php|lua|r|jl|ps1|groovy|kts|tcl|exs?|scm|rkt)$/i;
+
+/** Interpreters of expressions that load no code from the files around them. */
+const CALCULATORS: ReadonlySet<string> = new Set(["sqlite3", "duckdb", "bc", "dc"]);
+
+/** Python modules that run a project's tests or documents (`python -m pytest`): its text documents count as code. */
+const DOC_MODULES: ReadonlySet<string> = new Set(["pytest", "doctest", "xdoctest", "sphinx", "tox", "nox", "hatch"]);
+
 const NOT_LOCAL: ReadonlySet<ProgramKind> = new Set<ProgramKind>(["network", "install", "interpreter", "dynamic", "system", "privilege"]);
 /** A program file inside the working tree (`./gradlew`, `scripts/test.sh`): the tree's own code. */
 const TREE_PROGRAM = /^(?!\/|~)(?!.*(?:^|\/)\.\.(?:\/|$))/;
@@ -498,6 +526,7 @@ class Walker {
   /** Cleared by a program whose output may come from elsewhere (see CommandView.local). */
   private local = true;
   private runsTree = false;
+  private runsDocs = false;
   private readonly treeDirs: string[] = [];
   private unknownReads = false;
   // Short lists: arrays with a membership test are cheaper than sets at these sizes.
@@ -535,6 +564,10 @@ class Walker {
   /** Something inside the current remote read was not read-only. */
   private remoteActs = false;
   private remoteReads = 0;
+  /** Remote reads that printed only the other host's facts (see CommandView.remoteFacts). */
+  private remoteFactReads = 0;
+  /** Files read on another host (they are not this host's paths, so only counted). */
+  private remoteFiles = 0;
   private readonly destinations: string[] = [];
   /** Service actions (see CommandView.serviceAction), and what they name. */
   private serviceActs = 0;
@@ -578,12 +611,14 @@ class Walker {
       external: this.external,
       local: this.local && !this.network && this.fetches.length === 0,
       runsTree: this.runsTree,
+      runsDocs: this.runsTree && this.runsDocs,
       treeDirs: this.treeDirs,
       unknownReads: this.unknownReads,
       secrets: this.secrets,
       // One kind of decidable action at a time: a remote read beside a restart is decided as neither.
       remoteRead: !this.readOnly && this.onlyRemoteReads && this.remoteReads > 0 && this.serviceActs === 0,
       destinations: this.destinations,
+      remoteFacts: !this.readOnly && this.onlyRemoteReads && this.remoteReads > 0 && this.serviceActs === 0 && this.remoteFactReads === this.remoteReads,
       serviceAction: !this.readOnly && this.onlyRemoteReads && this.serviceActs > 0 && this.remoteReads === 0,
       services: this.services,
       serviceScopes: this.serviceScopes,
@@ -629,6 +664,7 @@ class Walker {
   private read(ctx: Context, path: string, base = ""): void {
     // Another host's files are not checked against this host's path rules: a secret-looking one is not a plain read.
     if (ctx.remote && REMOTE_SECRET.test(path)) this.notReadOnly(`reads ${path} on the remote host, which may hold secrets`);
+    if (ctx.remote) this.remoteFiles++;
     if (ctx.elevated && !ctx.remote) {
       for (const p of path ? this.paths(ctx, path, base) : [""]) {
         if (!elevatedReadable(p)) this.notReadOnly(`reads ${path || "a file named at run time"} as root (sudo), outside /var/log`);
@@ -694,6 +730,19 @@ class Walker {
       add(this.fetches, p);
       if (install) add(this.installs, p);
     }
+  }
+
+  /**
+   * An interpreter or a shell runs code of the tree it starts in: a script file, a module
+   * (`python -m pytest`), or text that imports or sources files there (`python -c 'import app'`,
+   * `node -e 'require("./x")'`). What it runs is as trusted as the files written there and in the
+   * script's own directory (`script`, as written), as for a build.
+   */
+  private runsCode(ctx: Context, script?: string, base = ""): void {
+    this.runsTree = true;
+    if (ctx.remote || script === undefined || !script.includes("/")) return;
+    const dir = script.slice(0, script.lastIndexOf("/")) || "/";
+    for (const p of this.paths(ctx, dir, base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
   }
 
   private begin(): Frame {
@@ -1308,6 +1357,7 @@ class Walker {
         this.local = false;
         this.notReadOnly(`${label} ${b.why ?? KIND_WHY.dynamic}`);
         if (args[0]) this.read(ctx, args[0].text, base);
+        if (args[0] && !args[0].dynamic) this.runsCode(ctx, args[0].text, base);
         return;
       case "assign":
         this.runAssign(label, args);
@@ -1324,10 +1374,13 @@ class Walker {
 
     const isRead = b.kind === "read" || (b.queryFlags !== undefined && args.some((w) => !w.dynamic && queries(b, w.text)));
     if (!isRead) this.notReadOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
-    if (NOT_LOCAL.has(b.kind)) this.local = false;
+    // An interpreter given a script file of the tree (`node scripts/report.js`) prints what that code
+    // prints, as a build does; inline code, flags before the script or input from elsewhere do not.
+    if (NOT_LOCAL.has(b.kind) && !(b.kind === "interpreter" && !CALCULATORS.has(label) && runsScriptFile(args))) this.local = false;
     // A build runs the tree's code; so does an install (lifecycle scripts, a Gemfile, setup.py, composer scripts).
     const runsHere = b.kind === "build" || b.kind === "install" || b.runsTree === true;
     if (runsHere) this.runsTree = true;
+    if (b.runsDocs === true) this.runsDocs = true;
     if (b.network) this.network = true;
     if (b.external) {
       // Its output comes from state kept elsewhere, not from the files where it runs.
@@ -1370,6 +1423,11 @@ class Walker {
     const where = dir !== undefined ? joinPath(base, dir) : base;
     // The tree a build runs: where a flag or an earlier cd put it, when not the working directory.
     if (runsHere && !ctx.remote) for (const p of this.paths(ctx, dir ?? ".", base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
+    // An interpreter runs its script and what it loads from there and from the working directory.
+    if (b.kind === "interpreter" && !CALCULATORS.has(label)) {
+      this.runsCode(ctx);
+      for (const w of operands) if (!w.dynamic && !w.text.startsWith("-") && w.text.includes("/") && !w.text.includes("://")) this.runsCode(ctx, w.text, where);
+    }
     const kind = b.operands ?? (isRead ? "paths" : b.kind === "write" || b.kind === "destructive" ? "writes" : "strings");
     let readSome = false;
     const readOperand = (w: Word) => {
@@ -1615,6 +1673,8 @@ class Walker {
     const frame = this.frames[this.frames.length - 1];
     if (frame) frame.readOnly = false;
     const outer = this.remoteActs;
+    const files = this.remoteFiles;
+    const external = this.external;
     this.remoteActs = false;
     this.remoteDepth++;
     try {
@@ -1630,7 +1690,10 @@ class Walker {
     }
     this.remoteReads++;
     this.local = false;
-    this.external = true;
+    // Only a command run on another host (ssh) can print nothing but that host's facts; a query of a
+    // server (redis-cli, psql, dig, s3) prints what it stores.
+    if (body !== undefined && this.remoteFiles === files && (!this.external || external)) this.remoteFactReads++;
+    else this.external = true;
     for (const destination of destinations) add(this.destinations, destination.toLowerCase());
   }
 
@@ -1664,6 +1727,7 @@ class Walker {
     if (operands.length > 0) {
       this.notReadOnly(`${label} runs the script ${operands[0].raw}`);
       this.read(ctx, operands[0].text);
+      if (!operands[0].dynamic) this.runsCode(ctx, operands[0].text);
       return;
     }
     this.notReadOnly(`${label} runs commands from its input`);
@@ -2848,6 +2912,8 @@ class Walker {
       if (t === "-c") {
         this.local = false;
         this.notReadOnly(`${label} -c runs code`);
+        // Its imports come from the working directory first.
+        this.runsCode(ctx);
         return;
       }
       if (t === "-m" || (t.startsWith("-m") && t.length > 2 && !t.startsWith("--"))) {
@@ -2868,6 +2934,9 @@ class Walker {
           return;
         }
         this.notReadOnly(`${label} -m ${module ?? ""} runs code`.replace("  ", " "));
+        // The module is looked up in the working directory first, and a test runner runs the tree.
+        this.runsCode(ctx);
+        if (module !== undefined && DOC_MODULES.has(module)) this.runsDocs = true;
         return;
       }
       if (t === "-W" || t === "-X" || t === "--check-hash-based-pycs") {
@@ -2878,10 +2947,12 @@ class Walker {
       if (t === "-") this.local = false;
       this.notReadOnly(`${label} runs ${t === "-" ? "code from its input" : args[i].raw}`);
       if (t !== "-") this.read(ctx, t, base);
+      if (!args[i].dynamic) this.runsCode(ctx, t === "-" ? undefined : t, base);
       return;
     }
     this.local = false;
     this.notReadOnly(`${label} runs code from its input`);
+    this.runsCode(ctx);
   }
 
   private runPipInstall(label: string, args: readonly Word[], ctx: Context, base: string): void {

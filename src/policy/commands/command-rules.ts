@@ -222,6 +222,12 @@ const behaviourFields = {
         "the program runs what files of its working tree say (a compose file's containers, a Dockerfile's steps, an install's scripts): a file written there below owner lowers the call, as for a build",
     }),
   ),
+  runsDocs: Type.Optional(
+    Type.Boolean({
+      description:
+        "with a build or runsTree: it may also run the examples in the tree's text documents (cargo test's doc tests of an included README, pytest's --doctest-glob, a Makefile's commands), so a document written there below owner lowers the call too",
+    }),
+  ),
   serviceAction: Type.Optional(
     Type.Object(
       {
