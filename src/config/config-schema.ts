@@ -211,6 +211,12 @@ export const ConfigSchema = Type.Object(
           title: "Values remembered per session",
           description: "Distinct values (addresses, URLs, paths, ids) remembered per session, with the trust of the input they came from.",
         }),
+        systemConfig: Type.Boolean({
+          default: true,
+          title: "The host's configuration is the owner's",
+          description:
+            "Files below /etc that root owns and nobody else may write (the administrator's configuration: nginx.conf, a unit's drop-in) count as owner input when read; off: they count as untrusted like any file outside the trusted paths.",
+        }),
         scanBytes: Type.Integer({
           default: 262144,
           minimum: 1024,

@@ -13,6 +13,7 @@ import { builtinPathRules, PathRules, type HostLocations } from "./path-rules.ts
 import {
   callFacts,
   decidedModes,
+  isRootConfig,
   repositoriesFrom,
   type CallEnvironment,
   type CallFacts,
@@ -86,6 +87,8 @@ export class CompiledPolicy implements RulePolicy {
   private readonly resolver: ToolResolver;
   /** Path rules (the operator's, then the built-in ones) over this host's locations. */
   readonly paths: PathRules;
+  /** What `~` means to the host's tools (a script named `~/proj/x.py` runs that tree). */
+  readonly home: string;
   private readonly callEnv: CallEnvironment;
   /** What L1's value provenance needs from the config, compiled once. */
   readonly provenance: ProvenanceSettings;
@@ -106,6 +109,7 @@ export class CompiledPolicy implements RulePolicy {
     this.config = config;
     this.manifests = manifests;
     this.paths = new PathRules([...config.paths.rules, ...builtinPathRules()], host.locations, config.paths.writable);
+    this.home = host.locations.home;
     const commandRules = compileCommandRules(config.commands.rules, "commands.rules");
     this.callEnv = {
       paths: this.paths,
@@ -143,6 +147,7 @@ export class CompiledPolicy implements RulePolicy {
       scanBytes: config.provenance.scanBytes,
       unknown: config.provenance.unknown as ProvenanceSettings["unknown"],
       trusted: (path, agentId) => this.trustedPaths.match(path, agentId) !== undefined && this.untrustedPaths.match(path, agentId) === undefined,
+      systemConfig: config.provenance.systemConfig ? isRootConfig : () => false,
       installed: (path, agentId) => this.untrustedPaths.match(path, agentId) !== undefined,
       autoloaded: (path, agentId) => this.autoloadedPaths.match(path, agentId)?.label ?? builtinAutoloaded(this.belowRoot(path, agentId)),
       hostWritten: (path, agentId) => {

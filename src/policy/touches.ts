@@ -566,6 +566,32 @@ export function isRegularFile(path: string): boolean {
 }
 
 /**
+ * A file of the host's own configuration: a regular file (not a link) below /etc that root owns and
+ * nobody else may write, other than the account and group lists (a user may set their own name
+ * there with chfn). What it says is the administrator's, put there by root or by the packages root
+ * installed.
+ */
+export function isRootConfig(path: string, stat: (path: string) => FileMode | undefined = lstatMode): boolean {
+  if (!path.startsWith("/etc/") || path.includes("/../") || path.includes("/./") || USER_EDITED_ETC.test(path)) return false;
+  const mode = stat(path);
+  return mode?.file === true && mode.uid === 0 && (mode.mode & 0o022) === 0;
+}
+
+/** What `isRootConfig` looks at: a regular file (a link is not one), its owner and its permission bits. */
+export interface FileMode {
+  readonly file: boolean;
+  readonly uid: number;
+  readonly mode: number;
+}
+
+function lstatMode(path: string): FileMode | undefined {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  return stat && { file: stat.isFile(), uid: stat.uid, mode: stat.mode };
+}
+
+const USER_EDITED_ETC = /^\/etc\/(?:passwd|group|shadow|gshadow|subuid|subgid)-?$/;
+
+/**
  * A command argument as the shell would get it: a string as it is; a list of strings as argv, and
  * as its words joined (a host that takes argv runs all of it, not its first word, and one may join
  * it unquoted); any other value as its JSON text, which is no command ClawOS knows (never read-only).

@@ -33,6 +33,8 @@ export interface ProvenanceSettings {
   readonly unknown: Readonly<Record<ArgumentRole, UnknownPolicy>>;
   /** A path counts as owner input by its location (the trusted paths), unless a label says less. */
   readonly trusted: (path: string, agentId: string | undefined) => boolean;
+  /** A path is the host's own configuration (`provenance.systemConfig`): owner input like a trusted path. */
+  readonly systemConfig: (path: string) => boolean;
   /** A path holds installed dependencies (`provenance.untrustedPaths`): others' text, but code the project runs. */
   readonly installed: (path: string, agentId: string | undefined) => boolean;
   /** What a path is when programs load it by themselves (`autoloaded-paths.ts`), else undefined. */
@@ -298,7 +300,8 @@ export class Provenance {
         }
         continue;
       }
-      const byPlace = this.labels.intact && (this.settings.trusted(path, agentId) || SYSTEM_FACTS.test(path)) ? "owner" : fallback;
+      const byPlace =
+        this.labels.intact && (this.settings.trusted(path, agentId) || SYSTEM_FACTS.test(path) || this.settings.systemConfig(path)) ? "owner" : fallback;
       level = minTrust(level, byPlace);
     }
     return { level: forms.length === 0 ? fallback : level, ...(label ? { label } : {}) };

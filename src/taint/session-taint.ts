@@ -295,7 +295,7 @@ export class SessionTaint {
    * mark the owner saw when approving it.
    */
   treeMark(facts: CallFacts | undefined): string | undefined {
-    const dirs = this.policy.tagging ? markedDirs(facts) : undefined;
+    const dirs = this.policy.tagging ? markedDirs(facts, this.policy.home) : undefined;
     if (!dirs) return undefined;
     const docs = facts?.command?.view.runsDocs === true;
     return dirs.map((dir) => this.provenance.labels.codeMark(dir, docs)).join(";");
@@ -305,7 +305,7 @@ export class SessionTaint {
   treeChange(facts: CallFacts | undefined): TaintSource | undefined {
     let newest: ReturnType<FileLabels["newestCodeUnder"]>;
     const docs = facts?.command?.view.runsDocs === true;
-    for (const dir of markedDirs(facts) ?? []) {
+    for (const dir of markedDirs(facts, this.policy.home) ?? []) {
       const code = this.provenance.labels.newestCodeUnder(dir, docs);
       if (code && (!newest || (code.label.seq ?? 0) > (newest.label.seq ?? 0))) newest = code;
     }
@@ -329,14 +329,21 @@ export class SessionTaint {
    */
   treeSource(facts: CallFacts | undefined, trust: TrustLevel): TaintSource | undefined {
     const command = facts?.command;
-    if (!this.policy.tagging || !command?.view.runsTree || !command.cwd) return undefined;
+    if (!this.policy.tagging || !(command?.view.runsTree || command?.view.runsInput) || !command.cwd) return undefined;
     const above: TrustLevel = command.view.allowAt !== undefined && command.view.allowAt !== "owner" ? "owner" : trust;
     if (above === "untrusted") return undefined;
     const docs = command.view.runsDocs;
-    let low = this.provenance.labels.lowestCodeUnder(command.cwd, above, docs);
-    for (const dir of treeDirsOf(command)) {
+    let low = command.view.runsTree ? this.provenance.labels.lowestCodeUnder(command.cwd, above, docs) : undefined;
+    for (const dir of command.view.runsTree ? treeDirsOf(command, this.policy.home) : []) {
       const other = this.provenance.labels.lowestCodeUnder(dir, above, docs);
       if (other && (!low || trustRank(codeLevel(other.label)) < trustRank(codeLevel(low.label)))) low = other;
+    }
+    // What it runs from a file it reads or its input (`bash < setup.sh`, `awk -f x.awk`) is that file, whatever its kind.
+    if (command.view.runsInput) {
+      for (const file of facts?.reads ?? []) {
+        const { level, label } = this.provenance.fileTrust(file.forms, undefined, "owner");
+        if (label && trustRank(level) < trustRank(above) && (!low || trustRank(level) < trustRank(codeLevel(low.label)))) low = { path: file.raw, label };
+      }
     }
     if (!low) return undefined;
     const by = writerOf(low.label);
@@ -1481,17 +1488,20 @@ function undeclaredWords(params: unknown, declared: ReadonlySet<string>): string
  * tree, or the git directories whose settings a git command runs (`runningSettings`); undefined
  * for any other call.
  */
-function markedDirs(facts: CallFacts | undefined): readonly string[] | undefined {
+function markedDirs(facts: CallFacts | undefined, home: string): readonly string[] | undefined {
   const command = facts?.command;
   if (!command) return undefined;
-  if (command.view.runsTree) return command.cwd ? [command.cwd, ...treeDirsOf(command)] : undefined;
+  if (command.view.runsTree) return command.cwd ? [command.cwd, ...treeDirsOf(command, home)] : undefined;
   return command.repositories && !command.view.readOnly ? command.repositories : undefined;
 }
 
-/** The other directories whose code a build runs (make -C, npm --prefix, a cd before it), absolute. */
-function treeDirsOf(command: NonNullable<CallFacts["command"]>): string[] {
+/** The other directories whose code a build runs (make -C, npm --prefix, a cd before it, a script's own), absolute. */
+function treeDirsOf(command: NonNullable<CallFacts["command"]>, home: string): string[] {
   if (!command.cwd || command.view.treeDirs.length === 0) return [];
-  return command.view.treeDirs.filter((d) => !d.startsWith("~")).map((d) => resolvePath(command.cwd, d));
+  return command.view.treeDirs
+    .map((d) => (d === "~" || d.startsWith("~/") ? home + d.slice(1) : d))
+    .filter((d) => !d.startsWith("~"))
+    .map((d) => resolvePath(command.cwd, d));
 }
 
 /** Who wrote a labelled file, for a reason: the session, when the label says. */

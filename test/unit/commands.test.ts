@@ -736,28 +736,34 @@ describe("classifyCommand: everyday reads of an operator's machine", () => {
       "ufw status numbered",
       "sudo ufw status verbose",
       "ufw show added",
-      "nft list ruleset",
       "nginx -t",
-      "sudo nginx -T",
+      "sudo nginx -t",
       "apachectl configtest",
-      "apache2ctl -S",
+      "apache2ctl -t",
       "sshd -t",
-      "haproxy -c -f /etc/haproxy/haproxy.cfg",
+      "sudo sshd -T",
       "visudo -c",
-      "named-checkconf",
       "docker system df",
       "docker version",
     ]);
     expectActs([
       ["ufw allow 8443/tcp", /ufw allow changes the firewall/],
       ["ufw --force reset", /changes the firewall/],
-      ["nft add rule inet filter input drop", /nft add changes the firewall/],
-      ["nft -f rules.nft", /changes the firewall/],
+      ["nft list ruleset \\; flush ruleset", /nft changes or reads system state/],
       ["nginx -s reload", /nginx -s/],
-      ["nginx", /runs or signals the web server/],
-      ["apachectl graceful", /runs or signals the web server/],
+      ["nginx", /runs, signals or loads another configuration/],
+      // Another configuration may load modules (code); -e writes a log file; -T prints every included file.
+      ["nginx -t -c deploy/nginx.conf", /nginx -c/],
+      ["nginx -t -e /home/o/.bashrc", /nginx -e/],
+      ["nginx -T", /nginx -T/],
+      ["apachectl graceful", /runs, signals or loads another configuration/],
+      ["apachectl -S", /runs, signals or loads another configuration/],
       ["sshd", /runs an SSH server/],
+      ["sshd -t -f deploy/sshd_config", /sshd -f/],
       ["visudo", /edits the sudo rules/],
+      ["visudo -c -f deploy/sudoers", /visudo -f/],
+      ["haproxy -c -f deploy/haproxy.cfg", /unknown program haproxy/],
+      ["named-checkzone -o scripts/x.sh example.com zones/db", /unknown program named-checkzone/],
       ["docker system df -v", /prints the containers' and images' own text/],
       ["docker -H tcp://build-2:2375 system df", /talks to another container daemon/],
       ["docker system prune -af", /runs or changes containers/],
@@ -770,7 +776,12 @@ describe("classifyCommand: everyday reads of an operator's machine", () => {
   });
 
   it("a command on another host that reads no file and no log there prints that host's facts", () => {
-    for (const command of ["ssh web-2.internal 'sudo ufw status numbered'", "ssh web-1 df -h", 'ssh web-1 "df -h && free -m"', "ssh web-1 ps aux"]) {
+    for (const command of [
+      "ssh web-2.internal 'sudo ufw status numbered'",
+      "ssh web-1 df -h",
+      'ssh web-1 "df -h | tail -1 && free -m"',
+      "ssh web-1 'sudo nginx -t'",
+    ]) {
       const facts = classify(command);
       expect(facts.remoteRead, command).toBe(true);
       expect(facts.remoteFacts, command).toBe(true);
@@ -781,6 +792,10 @@ describe("classifyCommand: everyday reads of an operator's machine", () => {
       "ssh web-1 journalctl -u api",
       "ssh web-1 ls /tmp",
       "ssh web-1 kubectl get pods",
+      // Other users' command lines (ps, w, top) and crontab files are others' text too.
+      "ssh web-1 ps aux",
+      "ssh web-1 w",
+      "ssh web-1 crontab -l",
       "redis-cli -h db info",
       "dig +short example.org",
     ]) {

@@ -300,32 +300,24 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     readFlags: ["-X", "--exclude-from", "--files0-from"],
     printsFiles: { ownWordsFlags: ["--time-style"] },
   },
-  { names: ["df"], kind: "read", operands: "strings", valueFlags: ["-B", "-t", "-x", "--block-size", "--type", "--exclude-type"], printsFiles: {} },
   {
-    names: [
-      "pwd",
-      "true",
-      "false",
-      ":",
-      "whoami",
-      "id",
-      "groups",
-      "uname",
-      "arch",
-      "nproc",
-      "tty",
-      "locale",
-      "logname",
-      "uptime",
-      "users",
-      "who",
-      "w",
-      "lsb_release",
-    ],
+    names: ["df"],
+    kind: "read",
+    operands: "strings",
+    valueFlags: ["-B", "-t", "-x", "--block-size", "--type", "--exclude-type"],
+    printsFiles: {},
+    hostFacts: true,
+  },
+  {
+    names: ["pwd", "true", "false", ":", "whoami", "id", "groups", "uname", "arch", "nproc", "tty", "locale", "logname", "uptime", "lsb_release"],
     kind: "read",
     operands: "strings",
     inert: true,
+    hostFacts: true,
   },
+  // Who is logged in: w also prints each session's running command line, which any user writes.
+  { names: ["users", "who"], kind: "read", operands: "strings", inert: true, hostFacts: true },
+  { names: ["w"], kind: "read", operands: "strings", inert: true, external: true },
   {
     names: ["echo", "basename", "dirname", "test", "[", "seq", "yes", "sleep", "expr"],
     kind: "read",
@@ -604,9 +596,19 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   { names: ["popd"], kind: "read", handler: "popd", operands: "strings" },
   { names: ["export", "declare", "typeset", "local", "readonly"], kind: "read", handler: "assign", operands: "strings" },
   {
-    names: ["ps", "pgrep", "pidof", "free", "vmstat", "iostat", "lscpu", "lsblk", "lsusb", "lspci", "sw_vers", "nvidia-smi"],
+    names: ["pidof", "free", "vmstat", "iostat", "lscpu", "lsblk", "lsusb", "lspci", "sw_vers"],
     kind: "read",
     operands: "strings",
+    valueFlags: ["-o", "-p", "-u", "-U", "-G", "-g", "-t", "-C", "-O", "-s"],
+    hostFacts: true,
+  },
+  // Process listings print every process's command line, which any user (or a session's own
+  // background command) writes: others' text.
+  {
+    names: ["ps", "pgrep", "nvidia-smi"],
+    kind: "read",
+    operands: "strings",
+    external: true,
     valueFlags: ["-o", "-p", "-u", "-U", "-G", "-g", "-t", "-C", "-O", "-s"],
   },
   { names: ["lsof"], kind: "read", operands: "strings", valueFlags: ["-p", "-u", "-c", "-g", "-s", "-d"] },
@@ -643,7 +645,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   },
   { names: ["netstat"], kind: "read", operands: "strings", valueFlags: ["-A", "--protocol"] },
   // Batch mode (top -b -n 1): what ps shows, refreshed; it writes nothing and takes no commands.
-  { names: ["top"], kind: "read", operands: "strings", valueFlags: ["-n", "-d", "-p", "-u", "-U", "-o", "-w", "-E", "-e"] },
+  { names: ["top"], kind: "read", operands: "strings", external: true, valueFlags: ["-n", "-d", "-p", "-u", "-U", "-o", "-w", "-E", "-e"] },
   { names: ["cal", "ncal", "env-list", "getconf", "tput", "stty", "clear", "reset"], kind: "read", operands: "strings", inert: true },
 
   // ---- git --------------------------------------------------------------------------------------
@@ -999,8 +1001,15 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     infoFlags: ["--version", "-v", "--help", "-h"],
   },
   {
+    // rustdoc --test and mdbook test run the code blocks of the documents they are given.
+    names: ["rustdoc", "mdbook"],
+    kind: "build",
+    runsDocs: true,
+    infoFlags: ["--version", "-V", "--help", "-h"],
+  },
+  {
     // Python's test runners (and coverage, which runs them) collect doctests from text files as their settings say.
-    names: ["pytest", "py.test", "tox", "nox", "coverage"],
+    names: ["pytest", "py.test", "pytest-3", "tox", "nox", "coverage"],
     kind: "build",
     runsDocs: true,
     infoFlags: ["--version", "--help", "-h"],
@@ -1036,7 +1045,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     kind: "build",
     infoFlags: ["--version", "-v", "--help"],
   },
-  { names: ["npx", "pnpx", "bunx", "uvx", "pipx-run"], kind: "build", why: "runs a package's program (it may first download it)" },
+  { names: ["npx", "pnpx", "bunx", "uvx", "pipx-run"], kind: "build", runsDocs: true, why: "runs a package's program (it may first download it)" },
   {
     names: ["npm"],
     kind: "build",
@@ -1662,13 +1671,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "svn",
       "hg",
       "twine",
-      "terraform",
-      "tofu",
-      "pulumi",
-      "ansible",
-      "ansible-playbook",
-      "vagrant",
-      "packer",
       "nomad",
       "consul",
       "vault",
@@ -1681,6 +1683,15 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     ],
     kind: "network",
     network: true,
+    infoFlags: ["--version", "-V", "--help", "-h"],
+  },
+  // Infrastructure tools apply what the tree's files say (a plan, a playbook's local tasks, a
+  // program, a Vagrantfile, a template's provisioners): a file there written below owner lowers them.
+  {
+    names: ["terraform", "tofu", "pulumi", "ansible", "ansible-playbook", "vagrant", "packer"],
+    kind: "network",
+    network: true,
+    runsTree: true,
     infoFlags: ["--version", "-V", "--help", "-h"],
   },
   // Reads of the cluster the owner's kubeconfig names change nothing, and what they print is others'
@@ -1958,6 +1969,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       {
         names: ["system df", "version", "context ls", "context list", "context show"],
         kind: "read",
+        hostFacts: true,
         operands: "strings",
         why: "talks to another container daemon or prints the containers' and images' own text",
         valueFlags: ["-H", "--host", "--context", "-c", "-l", "--log-level", "--format", "-f"],
@@ -2385,50 +2397,44 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     why: "changes the firewall",
     infoFlags: ["--version", "--help", "-h"],
     otherSubcommand: { kind: "system", why: "changes the firewall" },
-    subcommands: [{ names: ["status", "show", "version", "app list", "app info"], kind: "read", operands: "strings" }],
+    subcommands: [{ names: ["status", "show", "version", "app list", "app info"], kind: "read", operands: "strings", hostFacts: true }],
   },
-  {
-    names: ["nft"],
-    kind: "system",
-    why: "changes the firewall",
-    infoFlags: ["--version", "-v", "--help", "-h"],
-    globalValueFlags: ["-I", "--includepath"],
-    otherSubcommand: { kind: "system", why: "changes the firewall" },
-    subcommands: [{ names: ["list"], kind: "read", operands: "strings" }],
-  },
-  // Configuration checks: each parses its configuration and reports what is wrong, and starts or
-  // changes nothing (nginx -s signals the running server; visudo without -c edits the file).
+
+  // Configuration checks of the host's own configuration: each parses it and reports what is wrong,
+  // and starts or changes nothing. Another configuration, prefix, directive or log file (nginx -c,
+  // -p, -g, -e; apachectl -f, -d, -C, -c, -D) is code of the check's own (a module it loads) or a
+  // file it writes, and -s signals the running server; the full dumps (nginx -T) print every file the
+  // configuration includes, wherever it is.
   {
     names: ["nginx", "openresty"],
     kind: "system",
-    why: "runs or signals the web server",
+    why: "runs, signals or loads another configuration for the web server",
     operands: "strings",
-    valueFlags: ["-c", "-p", "-e", "-g"],
-    queryFlags: ["-t", "-T", "-v", "-V"],
-    unsafeFlags: ["-s"],
+    queryFlags: ["-t", "-v", "-V"],
+    unsafeFlags: ["-s", "-c", "-p", "-e", "-g", "-T", "-q"],
+    hostFacts: true,
   },
   {
     names: ["apachectl", "apache2ctl", "httpd", "apache2"],
     kind: "system",
-    why: "runs or signals the web server",
+    why: "runs, signals or loads another configuration for the web server",
     operands: "strings",
-    valueFlags: ["-f", "-d", "-C", "-c", "-D", "-k"],
-    queryFlags: ["-t", "-S", "-M", "-v", "-V", "-l", "-L"],
-    unsafeFlags: ["-k"],
-    subcommands: [{ names: ["configtest", "-t", "-S", "-M", "-v", "-V"], kind: "read", operands: "strings" }],
-    otherSubcommand: { kind: "system", why: "runs or signals the web server" },
+    queryFlags: ["-t", "-v", "-V", "-l", "-L"],
+    unsafeFlags: ["-k", "-f", "-d", "-C", "-c", "-D", "-S", "-M", "-X"],
+    subcommands: [{ names: ["configtest", "-t", "-v", "-V"], kind: "read", operands: "forbidden", hostFacts: true }],
+    otherSubcommand: { kind: "system", why: "runs, signals or loads another configuration for the web server" },
+    hostFacts: true,
   },
   {
     names: ["sshd"],
     kind: "system",
-    why: "runs an SSH server",
+    why: "runs an SSH server or loads another configuration for it",
     operands: "strings",
-    valueFlags: ["-f", "-C", "-h", "-o"],
     queryFlags: ["-t", "-T", "-V"],
+    unsafeFlags: ["-f", "-C", "-h", "-o", "-E", "-D", "-d"],
+    hostFacts: true,
   },
-  { names: ["haproxy"], kind: "system", why: "runs a load balancer", operands: "strings", valueFlags: ["-f", "-L"], queryFlags: ["-c", "-v", "-vv"] },
-  { names: ["visudo"], kind: "system", why: "edits the sudo rules", operands: "strings", valueFlags: ["-f", "--file"], queryFlags: ["-c", "--check"] },
-  { names: ["named-checkconf", "named-checkzone"], kind: "read", operands: "strings" },
+  { names: ["visudo"], kind: "system", why: "edits the sudo rules", operands: "strings", queryFlags: ["-c", "--check"], unsafeFlags: ["-f", "--file"] },
   {
     names: [
       "service",
@@ -2444,6 +2450,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "insmod",
       "rmmod",
       "sysctl",
+      "nft",
       "firewall-cmd",
       "pfctl",
       "ifconfig",

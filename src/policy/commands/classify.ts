@@ -125,6 +125,11 @@ export interface CommandView {
    */
   readonly runsDocs: boolean;
   /**
+   * It runs code it reads from a file or its input (`bash < setup.sh`, `cat x.sh | sh`, `awk -f`,
+   * `sed -f`, `source`): every file the command reads counts as code, whatever its kind.
+   */
+  readonly runsInput: boolean;
+  /**
    * With runsTree: where the code it runs is, when not only the working directory (make -C ..,
    * npm --prefix ../app, cd ../app && npm test), relative to it.
    */
@@ -240,6 +245,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       local: false,
       runsTree: true,
       runsDocs: true,
+      runsInput: true,
       treeDirs: [],
       unknownReads: true,
       secrets: [],
@@ -447,16 +453,24 @@ const PLAIN_PREFIXES = /^(?:LC_|XDG_|BASH_|GIT_AUTHOR_|GIT_COMMITTER_)/;
 /** A script file named first, as written (no flag before it, no expansion): `node scripts/x.js --dry-run`. */
 function runsScriptFile(args: readonly Word[]): boolean {
   const first = args[0];
-  return first !== undefined && !first.dynamic && !first.glob && !first.process && SCRIPT_FILE.test(first.text) && !first.text.includes("://");
+  if (first === undefined || first.glob || !SCRIPT_FILE.test(first.text)) return false;
+  // A script given a URL may print what it fetches: not only the tree's words.
+  return args.every((w) => !w.dynamic && !w.process && !w.text.includes("://"));
 }
 
+/** An argument that names a file: a path, or a name with an extension. */
+const FILE_LIKE = /\/|^[^=]*\.[A-Za-z][A-Za-z0-9]{0,7}$/;
+
 const SCRIPT_FILE = /^[^-][^\s]*\.(?:[cm]?js|[cm]?ts|rb|pl|php|lua|r|jl|ps1|groovy|kts|tcl|exs?|scm|rkt)$/i;
+
+/** A versioned Python interpreter's name. */
+const VERSIONED_PYTHON = /^(?:python|pypy)\d+(?:\.\d+)?$/;
 
 /** Interpreters of expressions that load no code from the files around them. */
 const CALCULATORS: ReadonlySet<string> = new Set(["sqlite3", "duckdb", "bc", "dc"]);
 
 /** Python modules that run a project's tests or documents (`python -m pytest`): its text documents count as code. */
-const DOC_MODULES: ReadonlySet<string> = new Set(["pytest", "doctest", "xdoctest", "sphinx", "tox", "nox", "hatch"]);
+const DOC_MODULES: ReadonlySet<string> = new Set(["pytest", "doctest", "xdoctest", "sphinx", "tox", "nox", "hatch", "coverage"]);
 
 const NOT_LOCAL: ReadonlySet<ProgramKind> = new Set<ProgramKind>(["network", "install", "interpreter", "dynamic", "system", "privilege"]);
 /** A program file inside the working tree (`./gradlew`, `scripts/test.sh`): the tree's own code. */
@@ -527,6 +541,7 @@ class Walker {
   private local = true;
   private runsTree = false;
   private runsDocs = false;
+  private runsInput = false;
   private readonly treeDirs: string[] = [];
   private unknownReads = false;
   // Short lists: arrays with a membership test are cheaper than sets at these sizes.
@@ -568,6 +583,8 @@ class Walker {
   private remoteFactReads = 0;
   /** Files read on another host (they are not this host's paths, so only counted). */
   private remoteFiles = 0;
+  /** Programs run on another host that print more than its facts (see `behave`). */
+  private remoteOthers = 0;
   private readonly destinations: string[] = [];
   /** Service actions (see CommandView.serviceAction), and what they name. */
   private serviceActs = 0;
@@ -612,6 +629,7 @@ class Walker {
       local: this.local && !this.network && this.fetches.length === 0,
       runsTree: this.runsTree,
       runsDocs: this.runsTree && this.runsDocs,
+      runsInput: this.runsInput,
       treeDirs: this.treeDirs,
       unknownReads: this.unknownReads,
       secrets: this.secrets,
@@ -743,6 +761,14 @@ class Walker {
     if (ctx.remote || script === undefined || !script.includes("/")) return;
     const dir = script.slice(0, script.lastIndexOf("/")) || "/";
     for (const p of this.paths(ctx, dir, base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
+  }
+
+  /**
+   * The arguments a script is given that name files (`data/in.csv`, `/var/log/app.log`): it may
+   * print what they hold, so they count as read.
+   */
+  private scriptArguments(ctx: Context, args: readonly Word[], base: string): void {
+    for (const w of args) if (!w.dynamic && !w.text.startsWith("-") && !w.text.includes("://") && FILE_LIKE.test(w.text)) this.read(ctx, w.text, base);
   }
 
   private begin(): Frame {
@@ -979,13 +1005,16 @@ class Walker {
       }
     }
     if (!ctx.remote) add(this.programs, name);
-    const entry = this.rules.programs.get(name);
+    // A versioned interpreter (python3.12, pypy3.10) is the interpreter.
+    const entry = this.rules.programs.get(name) ?? (VERSIONED_PYTHON.test(name) ? this.rules.programs.get("python3") : undefined);
     const args = words.slice(1);
     if (!this.printsOwnWords && !printsOnlyFiles(entry?.spec.printsFiles, args)) this.printsOwnWords = true;
     if (!entry) {
       this.local = false;
       this.match([name, ...texts(args)], true);
       this.notReadOnly(`unknown program ${name}`);
+      // What it runs may be the tree's code (a task runner, a doc builder, a notebook runner).
+      this.runsCode(ctx);
       return;
     }
     const spec = entry.spec;
@@ -1055,6 +1084,8 @@ class Walker {
     let dir: string | undefined;
     // Global flags go on to the subcommand (npm -g install), except the directory, which is applied here.
     const globals: Word[] = [];
+    // A Rust toolchain before the subcommand (cargo +nightly test) only picks the compiler.
+    if (name === "cargo" && args[0] && !args[0].dynamic && /^\+[A-Za-z0-9._-]+$/.test(args[0].text)) i = 1;
     while (i < args.length && !args[i].dynamic && args[i].text.startsWith("-") && args[i].text.length > 1) {
       const t = args[i].text;
       const eq = t.indexOf("=");
@@ -1269,6 +1300,10 @@ class Walker {
   }
 
   private behave(b: Behaviour, label: string, args: readonly Word[], ctx: Context, base: string): void {
+    // On another host, only a program that prints that host's facts, or one that only filters what
+    // it is given, keeps a remote read's output that host's report (see `remoteFacts`).
+    // (A program without subcommands is its own behaviour: its printsFiles says it only filters.)
+    if (ctx.remote && b.hostFacts !== true && (b as ProgramSpec).printsFiles === undefined) this.remoteOthers++;
     if (b.serviceAction) {
       this.runService(b, b.serviceAction, label, args, ctx);
       return;
@@ -1357,7 +1392,8 @@ class Walker {
         this.local = false;
         this.notReadOnly(`${label} ${b.why ?? KIND_WHY.dynamic}`);
         if (args[0]) this.read(ctx, args[0].text, base);
-        if (args[0] && !args[0].dynamic) this.runsCode(ctx, args[0].text, base);
+        this.runsCode(ctx, args[0] && !args[0].dynamic ? args[0].text : undefined, base);
+        this.runsInput = true;
         return;
       case "assign":
         this.runAssign(label, args);
@@ -1427,6 +1463,9 @@ class Walker {
     if (b.kind === "interpreter" && !CALCULATORS.has(label)) {
       this.runsCode(ctx);
       for (const w of operands) if (!w.dynamic && !w.text.startsWith("-") && w.text.includes("/") && !w.text.includes("://")) this.runsCode(ctx, w.text, where);
+      this.scriptArguments(ctx, operands.slice(1), where);
+      // No script and no code given: it runs what comes in on its input (`cat x.js | node`).
+      if (operands.length === 0) this.runsInput = true;
     }
     const kind = b.operands ?? (isRead ? "paths" : b.kind === "write" || b.kind === "destructive" ? "writes" : "strings");
     let readSome = false;
@@ -1524,6 +1563,7 @@ class Walker {
     let i = 0;
     let shell = false;
     let lookup = false;
+    let split: string | undefined;
     for (; i < args.length; i++) {
       const word = args[i];
       const t = word.text;
@@ -1543,7 +1583,10 @@ class Walker {
           this.write(ctx, value);
           this.notReadOnly(`${name} ${flag} writes ${value}`);
         }
-        if (flag === "-S" || flag === "--split-string") this.notReadOnly(`${name} ${flag} splits text into a command`);
+        if (flag === "-S" || flag === "--split-string") {
+          this.notReadOnly(`${name} ${flag} splits text into a command`);
+          split = value ?? "";
+        }
         if (flag === "-C" || flag === "--chdir" || flag === "-D") this.notReadOnly(`${name} ${flag} runs the command in another directory`);
       };
       if (t.startsWith("--")) {
@@ -1578,6 +1621,11 @@ class Walker {
     }
     i += w.skip ?? 0;
     let inner: Word[] = args.slice(i);
+    if (split !== undefined) {
+      // env -S 'python3 x.py': the text is the command (read as shell words), then the rest.
+      this.runText(`${name} -S`, [literalWord([split, ...texts(inner)].join(" "))], ctx, false);
+      return;
+    }
     const argv = [name, ...texts(args)];
     // On another host, `sudo grep …` reads there as another user: what it runs decides, as in any remote read.
     // On this one, a plain `sudo` (no shell, no kept environment, no other directory) in front of a
@@ -1674,6 +1722,7 @@ class Walker {
     if (frame) frame.readOnly = false;
     const outer = this.remoteActs;
     const files = this.remoteFiles;
+    const others = this.remoteOthers;
     const external = this.external;
     this.remoteActs = false;
     this.remoteDepth++;
@@ -1692,7 +1741,7 @@ class Walker {
     this.local = false;
     // Only a command run on another host (ssh) can print nothing but that host's facts; a query of a
     // server (redis-cli, psql, dig, s3) prints what it stores.
-    if (body !== undefined && this.remoteFiles === files && (!this.external || external)) this.remoteFactReads++;
+    if (body !== undefined && this.remoteFiles === files && this.remoteOthers === others && (!this.external || external)) this.remoteFactReads++;
     else this.external = true;
     for (const destination of destinations) add(this.destinations, destination.toLowerCase());
   }
@@ -1727,10 +1776,12 @@ class Walker {
     if (operands.length > 0) {
       this.notReadOnly(`${label} runs the script ${operands[0].raw}`);
       this.read(ctx, operands[0].text);
-      if (!operands[0].dynamic) this.runsCode(ctx, operands[0].text);
+      this.runsCode(ctx, operands[0].dynamic ? undefined : operands[0].text);
       return;
     }
     this.notReadOnly(`${label} runs commands from its input`);
+    this.runsCode(ctx);
+    this.runsInput = true;
   }
 
   private runEval(b: Behaviour, label: string, args: readonly Word[], ctx: Context): void {
@@ -1947,6 +1998,7 @@ class Walker {
     }
     if (scripts.length === 0 && !scriptFile && operands.length > 0) scripts.push(operands.shift()!.text);
     if (scriptFile && !sandbox) this.notReadOnly(`${label} -f runs a script from a file`);
+    if (scriptFile) this.runsInput = true;
     if (!sandbox) {
       for (const script of scripts) {
         const found = scanSedScript(script);
@@ -2009,7 +2061,10 @@ class Walker {
       }
       program = t;
     }
-    if (programFile) this.notReadOnly(`${label} -f runs a program from a file`);
+    if (programFile) {
+      this.notReadOnly(`${label} -f runs a program from a file`);
+      this.runsInput = true;
+    }
     for (const text of program !== undefined ? [program, ...sources] : sources) {
       if (text && awkActs(text)) this.notReadOnly(`${label} program may run commands or write files (system, getline, print > or |)`);
     }
@@ -2947,12 +3002,17 @@ class Walker {
       if (t === "-") this.local = false;
       this.notReadOnly(`${label} runs ${t === "-" ? "code from its input" : args[i].raw}`);
       if (t !== "-") this.read(ctx, t, base);
-      if (!args[i].dynamic) this.runsCode(ctx, t === "-" ? undefined : t, base);
+      this.runsCode(ctx, t === "-" || args[i].dynamic ? undefined : t, base);
+      this.scriptArguments(ctx, args.slice(i + 1), base);
+      if (t === "-") this.runsInput = true;
+      // A script given a URL may print what it fetches: not only the tree's words.
+      if (args.some((w) => w.dynamic || w.text.includes("://"))) this.local = false;
       return;
     }
     this.local = false;
     this.notReadOnly(`${label} runs code from its input`);
     this.runsCode(ctx);
+    this.runsInput = true;
   }
 
   private runPipInstall(label: string, args: readonly Word[], ctx: Context, base: string): void {

@@ -222,6 +222,12 @@ const behaviourFields = {
         "the program runs what files of its working tree say (a compose file's containers, a Dockerfile's steps, an install's scripts): a file written there below owner lowers the call, as for a build",
     }),
   ),
+  hostFacts: Type.Optional(
+    Type.Boolean({
+      description:
+        "what it prints (read-only) is the host's own report, set by its administrator (df, uptime, ufw status, nginx -t): run on another host over ssh, its output is that host's facts, not others' text",
+    }),
+  ),
   runsDocs: Type.Optional(
     Type.Boolean({
       description:
