@@ -215,7 +215,7 @@ export const ConfigSchema = Type.Object(
           default: true,
           title: "The host's configuration is the owner's",
           description:
-            "Files below /etc that root owns and nobody else may write (the administrator's configuration: nginx.conf, a unit's drop-in) count as owner input when read; off: they count as untrusted like any file outside the trusted paths.",
+            "The administrator's own configuration below /etc (servers', the service manager's, the scheduler's, package sources, kernel and mount settings: nginx.conf, a unit's drop-in), when root owns the file and nobody else may write it, counts as owner input when read; off: it counts as untrusted like any file outside the trusted paths.",
         }),
         scanBytes: Type.Integer({
           default: 262144,

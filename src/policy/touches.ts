@@ -572,7 +572,7 @@ export function isRegularFile(path: string): boolean {
  * installed.
  */
 export function isRootConfig(path: string, stat: (path: string) => FileMode | undefined = lstatMode): boolean {
-  if (!path.startsWith("/etc/") || path.includes("/../") || path.includes("/./") || USER_EDITED_ETC.test(path)) return false;
+  if (!ADMIN_CONFIG.test(path) || path.includes("/../") || path.includes("/./") || path.includes("//")) return false;
   const mode = stat(path);
   return mode?.file === true && mode.uid === 0 && (mode.mode & 0o022) === 0;
 }
@@ -589,7 +589,24 @@ function lstatMode(path: string): FileMode | undefined {
   return stat && { file: stat.isFile(), uid: stat.uid, mode: stat.mode };
 }
 
-const USER_EDITED_ETC = /^\/etc\/(?:passwd|group|shadow|gshadow|subuid|subgid)-?$/;
+/**
+ * The administrator's own configuration below /etc: servers', the service manager's, the
+ * scheduler's, package sources, kernel and mount settings. Not what a program writes there from
+ * what others send or choose (a printer's announced name in CUPS, a network's name in
+ * NetworkManager, a DHCP server's resolv.conf, a generated motd, the account lists a user edits with
+ * chfn).
+ */
+const ADMIN_CONFIG = new RegExp(
+  "^/etc/(?:" +
+    [
+      "(?:nginx|apache2|httpd|caddy|haproxy|traefik|varnish|systemd|default|sysctl\\.d|cron\\.(?:d|daily|hourly|weekly|monthly)|logrotate\\.d|postgresql|mysql|redis|docker|containerd|ufw|fail2ban|prometheus|grafana|alertmanager|supervisor|php|netplan|chrony|rsyslog\\.d|profile\\.d|postfix|letsencrypt/renewal|apt/(?:sources\\.list\\.d|apt\\.conf\\.d|preferences\\.d)|yum\\.repos\\.d|security/limits\\.d|ssh/sshd_config\\.d|modprobe\\.d|udev/rules\\.d|tmpfiles\\.d)/[^/].*",
+      "ssh/(?:sshd_config|ssh_config)",
+      "(?:sysctl|logrotate|rsyslog|ntp|environment|exports|crontab|fstab|hostname|timezone|sudo|nsswitch|login\\.defs|adduser)(?:\\.conf)?",
+      "apt/sources\\.list",
+      "security/limits\\.conf",
+    ].join("|") +
+    ")$",
+);
 
 /**
  * A command argument as the shell would get it: a string as it is; a list of strings as argv, and

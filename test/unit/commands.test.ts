@@ -368,10 +368,22 @@ describe("classifyCommand: commands that are not read-only", () => {
     ["pnpm -C web ls --depth 0", { runsTree: true }, /pnpm ls/],
     ["uv tree", { runsTree: true, network: true }, /uv tree locks the project/],
     // Interpreters and shells run code of the tree they start in, and of their script's directory.
-    ["python3 tools/gen.py", { runsTree: true, runsDocs: false, treeDirs: ["tools"] }, /python3 runs tools\/gen.py/],
+    ["python3 tools/gen.py", { runsTree: true, runsDocs: false, treeDirs: ["tools"], local: false }, /python3 runs tools\/gen.py/],
+    ["cd ~/proj/scripts && bash setup.sh", { runsTree: true, treeDirs: ["~/proj/scripts"] }, /bash runs the script setup.sh/],
+    ["~/proj/scripts/setup.sh", { runsTree: true, treeDirs: ["~/proj/scripts"] }, /is a program file/],
+    ["pytest -q ~/proj/tests", { runsTree: true, runsDocs: true, treeDirs: ["~/proj/tests", "~/proj"] }, /pytest runs/],
+    ["make -f ~/proj/Makefile", { runsTree: true, treeDirs: ["~/proj/Makefile", "~/proj"] }, /make runs/],
+    ["bash < scripts/setup.sh", { runsTree: true, runsInput: true }, /bash runs commands from its input/],
+    ['sh -c "$(cat scripts/setup.sh)"', { runsInput: true }, /runs shell text only known at run time/],
+    ["awk -f scripts/report.awk data.csv", { runsInput: true }, /awk -f runs a program from a file/],
+    ["BASH_ENV=scripts/env.sh bash -c 'make --version'", { runsTree: true, runsInput: true, treeDirs: ["scripts/env.sh", "scripts"] }, /BASH_ENV/],
+    ["su -c 'bash ~/proj/x.sh'", { runsTree: true, treeDirs: ["~/proj"] }, /su runs a shell/],
+    ["tmux new -d 'bash scripts/x.sh'", { runsTree: true }, /tmux runs commands in a terminal session/],
+    ["run-parts ~/proj/scripts", { runsTree: true, treeDirs: ["~/proj/scripts", "~/proj"] }, /unknown program run-parts/],
+    ['docker run --rm -v "$PWD":/w -w /w alpine sh scripts/setup.sh', { runsTree: true }, /docker run runs a container/],
     ["python -m pytest -q", { runsTree: true, runsDocs: true }, /python -m pytest runs code/],
     ["python3 -c 'import app'", { runsTree: true, runsDocs: false }, /python3 -c runs code/],
-    ["node ../tools/x.js", { runsTree: true, treeDirs: ["../tools"] }, /node runs code/],
+    ["node ../tools/x.js", { runsTree: true, treeDirs: ["../tools/x.js", "../tools"] }, /node runs code/],
     ["bash scripts/x.sh", { runsTree: true, treeDirs: ["scripts"] }, /bash runs the script scripts\/x.sh/],
     ["cargo test", { runsTree: true, runsDocs: true }, /cargo test builds and tests the project/],
     ["cargo build", { runsTree: true, runsDocs: false }, /cargo build builds or runs the project/],
@@ -770,18 +782,15 @@ describe("classifyCommand: everyday reads of an operator's machine", () => {
     ]);
     // A check before a reload the owner asked for leaves the reload to be decided as a service action.
     expect(classify("sudo nginx -t && sudo systemctl reload nginx").serviceAction).toBe(true);
-    // The daemon's counts are its own; its containers' listings and logs are their text.
+    // The daemon's counts are its own; its containers' listings and logs are their text, and so are
+    // a config check's quotes of the configuration.
     expect(classify("docker system df").external).toBe(false);
     expect(classify("docker ps").external).toBe(true);
+    expect(classify("nginx -t").external).toBe(true);
   });
 
   it("a command on another host that reads no file and no log there prints that host's facts", () => {
-    for (const command of [
-      "ssh web-2.internal 'sudo ufw status numbered'",
-      "ssh web-1 df -h",
-      'ssh web-1 "df -h | tail -1 && free -m"',
-      "ssh web-1 'sudo nginx -t'",
-    ]) {
+    for (const command of ["ssh web-2.internal 'sudo ufw status numbered'", "ssh web-1 df -h", 'ssh web-1 "df -h | tail -1 && free -m"', "ssh web-1 uptime"]) {
       const facts = classify(command);
       expect(facts.remoteRead, command).toBe(true);
       expect(facts.remoteFacts, command).toBe(true);
@@ -796,6 +805,9 @@ describe("classifyCommand: everyday reads of an operator's machine", () => {
       "ssh web-1 ps aux",
       "ssh web-1 w",
       "ssh web-1 crontab -l",
+      // A login's remote host (any user with a terminal sets it) and a config check's quotes of the configuration.
+      "ssh web-1 who",
+      "ssh web-1 'sudo nginx -t'",
       "redis-cli -h db info",
       "dig +short example.org",
     ]) {

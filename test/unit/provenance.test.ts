@@ -2061,11 +2061,9 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     ownerSays(engine, "write a script that counts the rows and run it");
     expect(engine.gate(call("write", { params: { path: "tools/count.py", content: "print(3)" } })).outcome).toBe("allow");
     expect(engine.gate(call("exec", { params: { command: "python3 tools/count.py" } })).outcome).toBe("allow");
-    // What the owner's own script prints keeps the session where it was, whichever interpreter runs it.
-    expect(engine.gate(call("write", { params: { path: "tools/count.js", content: "console.log(3)" } })).outcome).toBe("allow");
-    result(engine, "exec", { command: "node tools/count.js" }, "rows: 3", "n1");
-    expect(engine.store.peek(MAIN)?.trust).toBe("owner");
-    result(engine, "exec", { command: "node -e 'console.log(require(\"./tools/count.js\"))'" }, "rows: 3", "n2");
+    // What a script prints is others' text (it may print a page, a database's rows, a log it opens),
+    // unlike a build's report on its tree.
+    result(engine, "exec", { command: "python3 tools/count.py" }, "rows: 3 (from the orders table)", "n1");
     expect(engine.store.peek(MAIN)?.trust).toBe("untrusted");
     const session = "agent:main:research-calc";
     const lower = lowered(session);
@@ -2075,7 +2073,7 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     expect(lower.engine.gate(call("exec", { sessionKey: "agent:main:calc", params: { command: "echo '2^64' | bc" } })).outcome).toBe("allow");
   });
 
-  it("the host's own configuration is owner input: a root-owned file below /etc nobody else may write", () => {
+  it("the host's own configuration is owner input: a root-owned file of the administrator's configuration below /etc nobody else may write", () => {
     const stat =
       (mode: number, uid = 0, file = true) =>
       () => ({ file, uid, mode });
@@ -2084,21 +2082,38 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     expect(isRootConfig("/etc/nginx/nginx.conf", stat(0o100646))).toBe(false);
     expect(isRootConfig("/etc/nginx/nginx.conf", stat(0o100644, 1000))).toBe(false);
     expect(isRootConfig("/etc/resolv.conf", stat(0o120777, 0, false))).toBe(false);
-    expect(isRootConfig("/etc/passwd", stat(0o100644))).toBe(false);
-    expect(isRootConfig("/etc/group-", stat(0o100644))).toBe(false);
-    expect(isRootConfig("/etc/../home/o/notes.md", stat(0o100644))).toBe(false);
+    expect(isRootConfig("/etc/systemd/system/api.service", stat(0o100644))).toBe(true);
+    expect(isRootConfig("/etc/ssh/sshd_config", stat(0o100600))).toBe(true);
+    // Root writes these from what others send or choose: a user's own name (chfn), a printer's
+    // announced name, a network's name, a DHCP server's answer, a generated banner.
+    for (const path of [
+      "/etc/passwd",
+      "/etc/group-",
+      "/etc/cups/printers.conf",
+      "/etc/NetworkManager/system-connections/cafe.nmconnection",
+      "/etc/resolv.conf",
+      "/etc/motd",
+      "/etc/hosts",
+    ]) {
+      expect(isRootConfig(path, stat(0o100644)), path).toBe(false);
+    }
+    expect(isRootConfig("/etc/nginx/../motd", stat(0o100644))).toBe(false);
+    expect(isRootConfig("/etc//nginx/nginx.conf", stat(0o100644))).toBe(false);
+    expect(isRootConfig("/etc/ssh/ssh_host_ed25519_key", stat(0o100600))).toBe(false);
     expect(isRootConfig("/srv/app/config.yml", stat(0o100644))).toBe(false);
 
     // A real one on this host: reading it keeps the owner's session, unless the operator says otherwise.
-    const real = ["/etc/shells", "/etc/fstab", "/etc/hostname", "/etc/hosts", "/etc/issue", "/etc/debian_version"].find((p) => isRootConfig(p));
+    const real = ["/etc/fstab", "/etc/hostname", "/etc/sysctl.conf", "/etc/crontab", "/etc/systemd/journald.conf", "/etc/systemd/system.conf"].find((p) =>
+      isRootConfig(p),
+    );
     expect(real, "a root-owned file below /etc").toBeDefined();
     const { engine } = makeEngine(ENFORCE);
     ownerSays(engine, "what does the host's config say?");
-    result(engine, "exec", { command: `cat ${real}` }, "# /etc/shells: valid login shells\n/bin/sh\n/bin/bash", "e1");
+    result(engine, "exec", { command: `cat ${real}` }, "# the administrator's settings\nUUID=4f2a / ext4 defaults 0 1", "e1");
     expect(engine.store.peek(MAIN)?.trust).toBe("owner");
     const off = makeEngine({ ...ENFORCE, provenance: { systemConfig: false } }).engine;
     ownerSays(off, "what does the host's config say?");
-    result(off, "exec", { command: `cat ${real}` }, "# /etc/shells: valid login shells\n/bin/sh\n/bin/bash", "e1");
+    result(off, "exec", { command: `cat ${real}` }, "# the administrator's settings\nUUID=4f2a / ext4 defaults 0 1", "e1");
     expect(off.store.peek(MAIN)?.trust).toBe("untrusted");
   });
 

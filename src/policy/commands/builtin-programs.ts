@@ -315,9 +315,10 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     inert: true,
     hostFacts: true,
   },
-  // Who is logged in: w also prints each session's running command line, which any user writes.
-  { names: ["users", "who"], kind: "read", operands: "strings", inert: true, hostFacts: true },
-  { names: ["w"], kind: "read", operands: "strings", inert: true, external: true },
+  // Who is logged in: the remote host a login names (any user with a terminal may set it) and, for w,
+  // each session's running command line are others' text.
+  { names: ["users"], kind: "read", operands: "strings", inert: true, hostFacts: true },
+  { names: ["who", "w"], kind: "read", operands: "strings", inert: true, external: true },
   {
     names: ["echo", "basename", "dirname", "test", "[", "seq", "yes", "sleep", "expr"],
     kind: "read",
@@ -596,12 +597,14 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   { names: ["popd"], kind: "read", handler: "popd", operands: "strings" },
   { names: ["export", "declare", "typeset", "local", "readonly"], kind: "read", handler: "assign", operands: "strings" },
   {
-    names: ["pidof", "free", "vmstat", "iostat", "lscpu", "lsblk", "lsusb", "lspci", "sw_vers"],
+    names: ["pidof", "free", "vmstat", "iostat", "lscpu", "lspci", "sw_vers"],
     kind: "read",
     operands: "strings",
     valueFlags: ["-o", "-p", "-u", "-U", "-G", "-g", "-t", "-C", "-O", "-s"],
     hostFacts: true,
   },
+  // Disk labels and USB device names are whatever formatted the disk or made the device.
+  { names: ["lsblk", "lsusb"], kind: "read", operands: "strings", valueFlags: ["-o", "-p", "-u", "-U", "-G", "-g", "-t", "-C", "-O", "-s"] },
   // Process listings print every process's command line, which any user (or a session's own
   // background command) writes: others' text.
   {
@@ -2071,6 +2074,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     names: ["vi", "vim", "nvim", "view", "nano", "pico", "emacs", "ed", "ex", "micro", "joe", "code", "subl"],
     kind: "write",
     operands: "writes",
+    // Editors run the scripts they are given (vim -S, emacs -l) and the tree's own settings (.exrc, .dir-locals.el).
+    runsTree: true,
     why: "edits files",
   },
   { names: ["rm", "grm", "rmdir", "unlink", "srm"], kind: "destructive", operands: "writes", why: "deletes files" },
@@ -2277,6 +2282,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     names: ["crontab"],
     kind: "system",
     why: "installs or removes scheduled jobs",
+    // A file it installs runs later: it is code (the tree's, when it is one of its files).
+    runsTree: true,
     operands: "forbidden",
     valueFlags: ["-u"],
     queryFlags: ["-l"],
@@ -2412,7 +2419,9 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     operands: "strings",
     queryFlags: ["-t", "-v", "-V"],
     unsafeFlags: ["-s", "-c", "-p", "-e", "-g", "-T", "-q"],
-    hostFacts: true,
+    // Its errors quote the configuration (an unknown directive's name), and what it includes may be
+    // a site's own file: others' text.
+    external: true,
   },
   {
     names: ["apachectl", "apache2ctl", "httpd", "apache2"],
@@ -2421,9 +2430,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     operands: "strings",
     queryFlags: ["-t", "-v", "-V", "-l", "-L"],
     unsafeFlags: ["-k", "-f", "-d", "-C", "-c", "-D", "-S", "-M", "-X"],
-    subcommands: [{ names: ["configtest", "-t", "-v", "-V"], kind: "read", operands: "forbidden", hostFacts: true }],
+    subcommands: [{ names: ["configtest", "-t", "-v", "-V"], kind: "read", operands: "forbidden", external: true }],
     otherSubcommand: { kind: "system", why: "runs, signals or loads another configuration for the web server" },
-    hostFacts: true,
   },
   {
     names: ["sshd"],
@@ -2432,15 +2440,13 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     operands: "strings",
     queryFlags: ["-t", "-T", "-V"],
     unsafeFlags: ["-f", "-C", "-h", "-o", "-E", "-D", "-d"],
-    hostFacts: true,
+    external: true,
   },
   { names: ["visudo"], kind: "system", why: "edits the sudo rules", operands: "strings", queryFlags: ["-c", "--check"], unsafeFlags: ["-f", "--file"] },
   {
     names: [
       "service",
       "launchctl",
-      "at",
-      "batch",
       "atrm",
       "mount",
       "umount",
@@ -2471,8 +2477,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "defaults",
       "scutil",
       "networksetup",
-      "tmux",
-      "screen",
       "disown",
       "bg",
       "fg",
@@ -2649,6 +2653,10 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     },
     printsFiles: { ownWordsFlags: ["-p", "--prompt"] },
   },
+  // at and batch run a file (-f) or their input later, in the working directory.
+  { names: ["at", "batch"], kind: "network", network: true, runsTree: true, operands: "strings", why: "schedules commands to run later" },
+  // Terminal multiplexers run the commands they are given in the working directory.
+  { names: ["tmux", "screen"], kind: "system", operands: "strings", runsTree: true, why: "runs commands in a terminal session" },
   {
     names: ["su", "runuser", "sg", "newgrp", "machinectl"],
     kind: "privilege",

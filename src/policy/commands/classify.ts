@@ -449,19 +449,39 @@ const PLAIN_VARIABLES = new Set([
   "NODE_ENV",
 ]);
 const PLAIN_PREFIXES = /^(?:LC_|XDG_|BASH_|GIT_AUTHOR_|GIT_COMMITTER_)/;
-/** Program kinds whose output may come from somewhere other than the files where they run. */
-/** A script file named first, as written (no flag before it, no expansion): `node scripts/x.js --dry-run`. */
-function runsScriptFile(args: readonly Word[]): boolean {
-  const first = args[0];
-  if (first === undefined || first.glob || !SCRIPT_FILE.test(first.text)) return false;
-  // A script given a URL may print what it fetches: not only the tree's words.
-  return args.every((w) => !w.dynamic && !w.process && !w.text.includes("://"));
-}
-
 /** An argument that names a file: a path, or a name with an extension. */
 const FILE_LIKE = /\/|^[^=]*\.[A-Za-z][A-Za-z0-9]{0,7}$/;
 
-const SCRIPT_FILE = /^[^-][^\s]*\.(?:[cm]?js|[cm]?ts|rb|pl|php|lua|r|jl|ps1|groovy|kts|tcl|exs?|scm|rkt)$/i;
+/**
+ * The paths a word may name: itself, or in code text (`exec(open('/root/proj/x.py').read())`) the
+ * quoted strings that hold a `/`.
+ */
+function pathLiterals(word: string | undefined): string[] {
+  if (word === undefined) return [];
+  if (!/[\s'"()]/.test(word)) return [word];
+  return word.split(/[\s'"(),;]+/).filter((part) => part.includes("/"));
+}
+
+/** A path a program is given (not a bare word): `~/proj`, `../app`, `tests/`, `Makefile.ci`, `x.sh`. */
+const POINTED_PATH = /^(?:~|\.{1,2}(?:\/|$)|\/)|\/|\.[A-Za-z][A-Za-z0-9]{0,7}$/;
+
+/** Variables that make a program load (and run) a file before anything else. */
+const LOADER_VARIABLES: ReadonlySet<string> = new Set([
+  "BASH_ENV",
+  "ENV",
+  "NODE_OPTIONS",
+  "PYTHONSTARTUP",
+  "PYTHONPATH",
+  "PERL5OPT",
+  "PERL5LIB",
+  "RUBYOPT",
+  "RUBYLIB",
+  "NODE_PATH",
+]);
+
+/** Commands that start a container, and the flags that mount a directory of this host into it. */
+const CONTAINER_RUNS = /^(?:docker|podman|nerdctl)(?: container)? (?:run|create)$|^(?:docker|podman)(?:-compose| compose) run$/;
+const MOUNT_FLAG = /^(?:-v|--volume|--mount)(?:=|$)|^-v./;
 
 /** A versioned Python interpreter's name. */
 const VERSIONED_PYTHON = /^(?:python|pypy)\d+(?:\.\d+)?$/;
@@ -472,6 +492,7 @@ const CALCULATORS: ReadonlySet<string> = new Set(["sqlite3", "duckdb", "bc", "dc
 /** Python modules that run a project's tests or documents (`python -m pytest`): its text documents count as code. */
 const DOC_MODULES: ReadonlySet<string> = new Set(["pytest", "doctest", "xdoctest", "sphinx", "tox", "nox", "hatch", "coverage"]);
 
+/** Program kinds whose output may come from somewhere other than the files where they run. */
 const NOT_LOCAL: ReadonlySet<ProgramKind> = new Set<ProgramKind>(["network", "install", "interpreter", "dynamic", "system", "privilege"]);
 /** A program file inside the working tree (`./gradlew`, `scripts/test.sh`): the tree's own code. */
 const TREE_PROGRAM = /^(?!\/|~)(?!.*(?:^|\/)\.\.(?:\/|$))/;
@@ -758,9 +779,24 @@ class Walker {
    */
   private runsCode(ctx: Context, script?: string, base = ""): void {
     this.runsTree = true;
-    if (ctx.remote || script === undefined || !script.includes("/")) return;
-    const dir = script.slice(0, script.lastIndexOf("/")) || "/";
+    if (ctx.remote) return;
+    const dir = script === undefined || !script.includes("/") ? "." : script.slice(0, script.lastIndexOf("/")) || "/";
+    // Where an earlier cd put the command counts too (`cd ~/proj/scripts && bash setup.sh`).
     for (const p of this.paths(ctx, dir, base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
+  }
+
+  /**
+   * A program that runs a tree's code is pointed at another tree by a path it is given (`pytest
+   * ~/proj/tests`, `make -f ~/proj/Makefile`, `cargo test --manifest-path ~/proj/Cargo.toml`,
+   * `at -f ~/proj/x.sh`): that path and its directory are trees it runs too.
+   */
+  private pointedTrees(ctx: Context, words: readonly (string | undefined)[], base: string): void {
+    if (ctx.remote) return;
+    for (const w of words.flatMap(pathLiterals)) {
+      if (w.startsWith("-") || w.includes("://") || !POINTED_PATH.test(w)) continue;
+      const dir = w.includes("/") ? w.slice(0, w.lastIndexOf("/")) || "/" : ".";
+      for (const d of [w, dir]) for (const p of this.paths(ctx, d, base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
+    }
   }
 
   /**
@@ -769,6 +805,22 @@ class Walker {
    */
   private scriptArguments(ctx: Context, args: readonly Word[], base: string): void {
     for (const w of args) if (!w.dynamic && !w.text.startsWith("-") && !w.text.includes("://") && FILE_LIKE.test(w.text)) this.read(ctx, w.text, base);
+  }
+
+  /**
+   * A variable that makes a program load a file first (`BASH_ENV=x.sh`, `NODE_OPTIONS='--require
+   * ./hook.js'`, `PYTHONSTARTUP`): the files it names are code the command runs.
+   */
+  private loads(ctx: Context, value: string): void {
+    this.runsCode(ctx);
+    this.runsInput = true;
+    for (const word of value.split(/\s+/)) {
+      const path = word.includes("=") ? word.slice(word.indexOf("=") + 1) : word;
+      if (path && !path.startsWith("-") && POINTED_PATH.test(path)) {
+        this.read(ctx, path);
+        this.pointedTrees(ctx, [path], "");
+      }
+    }
   }
 
   private begin(): Frame {
@@ -960,6 +1012,7 @@ class Walker {
     }
     for (const assignment of command.assignments) {
       const name = ASSIGNMENT_NAME.exec(assignment.raw)?.[0] ?? assignment.raw;
+      if (LOADER_VARIABLES.has(name)) this.loads(ctx, assignment.text.slice(assignment.text.indexOf("=") + 1));
       if (program === undefined) {
         // A shell variable: it reaches later commands only if it was exported already.
         if (!/[a-z]/.test(name) && !this.rules.safeEnvironment(name)) this.notReadOnly(`setting ${name} can change how later commands run`);
@@ -998,7 +1051,8 @@ class Walker {
       else {
         if (!ctx.remote) add(this.programs, name);
         if (!TREE_PROGRAM.test(name)) this.local = false;
-        else this.runsTree = true;
+        // A program file runs its own directory's code, wherever it is (`~/proj/scripts/x.sh`, `../app/run`).
+        this.runsCode(ctx, name);
         this.match(texts(words), true);
         this.notReadOnly(`${name} is a program file, not a program ClawOS knows`);
         return;
@@ -1013,8 +1067,14 @@ class Walker {
       this.local = false;
       this.match([name, ...texts(args)], true);
       this.notReadOnly(`unknown program ${name}`);
-      // What it runs may be the tree's code (a task runner, a doc builder, a notebook runner).
+      // What it runs may be the tree's code (a task runner, a doc builder, a notebook runner), or
+      // the code at a path it is given (`run-parts ~/proj/scripts`).
       this.runsCode(ctx);
+      this.pointedTrees(
+        ctx,
+        args.map((w) => (w.dynamic ? undefined : w.text.includes("=") ? w.text.slice(w.text.indexOf("=") + 1) : w.text)),
+        "",
+      );
       return;
     }
     const spec = entry.spec;
@@ -1410,11 +1470,9 @@ class Walker {
 
     const isRead = b.kind === "read" || (b.queryFlags !== undefined && args.some((w) => !w.dynamic && queries(b, w.text)));
     if (!isRead) this.notReadOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
-    // An interpreter given a script file of the tree (`node scripts/report.js`) prints what that code
-    // prints, as a build does; inline code, flags before the script or input from elsewhere do not.
-    if (NOT_LOCAL.has(b.kind) && !(b.kind === "interpreter" && !CALCULATORS.has(label) && runsScriptFile(args))) this.local = false;
+    if (NOT_LOCAL.has(b.kind)) this.local = false;
     // A build runs the tree's code; so does an install (lifecycle scripts, a Gemfile, setup.py, composer scripts).
-    const runsHere = b.kind === "build" || b.kind === "install" || b.runsTree === true;
+    const runsHere = b.kind === "build" || b.kind === "install" || (b.runsTree === true && !isRead);
     if (runsHere) this.runsTree = true;
     if (b.runsDocs === true) this.runsDocs = true;
     if (b.network) this.network = true;
@@ -1432,7 +1490,10 @@ class Walker {
     let recursive = false;
     let follows = false;
     const flagged = (flag: string) => `${label} ${flag}`;
+    // Flag values that name files (`-f x.mk`, `--manifest-path y`): a build may run what they say.
+    const pointed: (string | undefined)[] = [];
     const operands = parseFlags(b, args, (flag, value, bits) => {
+      if (value !== undefined) pointed.push(value);
       if (bits === 0) return;
       if (bits & F_EXEC) this.notReadOnly(`${flagged(flag)} runs another program`);
       if (bits & F_UNSAFE) {
@@ -1459,6 +1520,10 @@ class Walker {
     const where = dir !== undefined ? joinPath(base, dir) : base;
     // The tree a build runs: where a flag or an earlier cd put it, when not the working directory.
     if (runsHere && !ctx.remote) for (const p of this.paths(ctx, dir ?? ".", base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
+    if (runsHere || b.kind === "interpreter" || b.kind === "dynamic")
+      this.pointedTrees(ctx, [...pointed, ...operands.map((w) => (w.dynamic ? undefined : w.text))], base);
+    // A container with a directory of this host mounted (docker run -v "$PWD":/w img sh /w/x.sh) may run its code.
+    if (CONTAINER_RUNS.test(label) && args.some((w) => MOUNT_FLAG.test(w.text))) this.runsCode(ctx);
     // An interpreter runs its script and what it loads from there and from the working directory.
     if (b.kind === "interpreter" && !CALCULATORS.has(label)) {
       this.runsCode(ctx);
@@ -1564,6 +1629,7 @@ class Walker {
     let shell = false;
     let lookup = false;
     let split: string | undefined;
+    let shellText: string | undefined;
     for (; i < args.length; i++) {
       const word = args[i];
       const t = word.text;
@@ -1577,6 +1643,7 @@ class Walker {
       const takes = (f: string) => lists.some((list) => has(list, f));
       const handle = (flag: string, value: string | undefined) => {
         if (has(w.shellFlags, flag)) shell = true;
+        if (has(w.shellFlags, flag) && value !== undefined && has(w.valueFlags, flag)) shellText = value;
         if (has(w.lookupFlags, flag)) lookup = true;
         if (has(w.readFlags, flag) && value !== undefined) this.read(ctx, value);
         if (has(w.writeFlags, flag) && value !== undefined) {
@@ -1645,8 +1712,12 @@ class Walker {
       if (w.defaultCommand && !shell) inner = [literalWord(w.defaultCommand)];
       else {
         this.match(argv, true);
-        if (shell || w.alone === "shell") this.notReadOnly(`${name} runs a shell`);
-        else if (w.alone !== "read") this.notReadOnly(`${name} has no command to run`);
+        if (shell || w.alone === "shell") {
+          this.notReadOnly(`${name} runs a shell`);
+          // A shell runs in the working tree, and the text it is given is read as commands (su -c 'bash x.sh').
+          this.runsCode(ctx);
+          if (shellText !== undefined) this.runText(`${name} -c`, [literalWord(shellText)], ctx, false);
+        } else if (w.alone !== "read") this.notReadOnly(`${name} has no command to run`);
         return;
       }
     }
@@ -1691,6 +1762,9 @@ class Walker {
     if (words.some((w) => w.dynamic)) {
       this.notReadOnly(`${label} runs shell text only known at run time`);
       this.network = true;
+      // The text may be a file it read (`sh -c "$(cat setup.sh)"`): every file the command reads is code.
+      this.runsCode(ctx);
+      this.runsInput = true;
       return;
     }
     const text = words.map((w) => w.text).join(" ");
@@ -1918,6 +1992,12 @@ class Walker {
         }
         if (inner.length === 0) continue;
         if (!bounded) this.notReadOnly(`${label} ${t} runs ${inner[0].raw || "a command"}`);
+        // What it runs gets the files below its starting points: their trees are the code it may run.
+        this.pointedTrees(
+          ctx,
+          starts.map((w) => (w.dynamic ? undefined : w.text)),
+          base,
+        );
         const frame = this.begin();
         this.runArgv(inner, { ...ctx });
         this.end(frame);
@@ -2967,8 +3047,9 @@ class Walker {
       if (t === "-c") {
         this.local = false;
         this.notReadOnly(`${label} -c runs code`);
-        // Its imports come from the working directory first.
+        // Its imports come from the working directory first, and it may run a file it names.
         this.runsCode(ctx);
+        this.pointedTrees(ctx, [args[i + 1]?.dynamic ? undefined : args[i + 1]?.text], base);
         return;
       }
       if (t === "-m" || (t.startsWith("-m") && t.length > 2 && !t.startsWith("--"))) {
@@ -3005,8 +3086,9 @@ class Walker {
       this.runsCode(ctx, t === "-" || args[i].dynamic ? undefined : t, base);
       this.scriptArguments(ctx, args.slice(i + 1), base);
       if (t === "-") this.runsInput = true;
-      // A script given a URL may print what it fetches: not only the tree's words.
-      if (args.some((w) => w.dynamic || w.text.includes("://"))) this.local = false;
+      // A script prints what it fetches, queries or opens by name (a page, a database's rows, a log):
+      // others' text, unlike a build's report on the tree.
+      this.local = false;
       return;
     }
     this.local = false;
