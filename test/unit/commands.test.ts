@@ -373,7 +373,7 @@ describe("classifyCommand: commands that are not read-only", () => {
     ["~/proj/scripts/setup.sh", { runsTree: true, treeDirs: ["~/proj/scripts"] }, /is a program file/],
     ["pytest -q ~/proj/tests", { runsTree: true, runsDocs: true, treeDirs: ["~/proj/tests", "~/proj"] }, /pytest runs/],
     ["make -f ~/proj/Makefile", { runsTree: true, treeDirs: ["~/proj/Makefile", "~/proj"] }, /make runs/],
-    ["bash < scripts/setup.sh", { runsTree: true, runsInput: true }, /bash runs commands from its input/],
+    ["bash < scripts/setup.sh", { runsTree: false, runsInput: true }, /bash runs commands from its input/],
     ['sh -c "$(cat scripts/setup.sh)"', { runsInput: true }, /runs shell text only known at run time/],
     ["awk -f scripts/report.awk data.csv", { runsInput: true }, /awk -f runs a program from a file/],
     ["BASH_ENV=scripts/env.sh bash -c 'make --version'", { runsTree: true, runsInput: true, treeDirs: ["scripts/env.sh", "scripts"] }, /BASH_ENV/],

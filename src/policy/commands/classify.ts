@@ -1854,7 +1854,7 @@ class Walker {
       return;
     }
     this.notReadOnly(`${label} runs commands from its input`);
-    this.runsCode(ctx);
+    // What it runs is what comes in: each file the command reads (`cat x.sh | sh`, `sh < x.sh`).
     this.runsInput = true;
   }
 
