@@ -81,6 +81,8 @@ export interface FileRef {
   readonly outside?: true | "install";
   /** Only its name was taken in (`ls`, `du`, `find`): a directory here does not bring in the files below it. */
   readonly listing?: boolean;
+  /** The command runs what the file holds (a script, a config with commands: `CommandView.codeFiles`). */
+  readonly code?: true;
   /** A repository's work tree the command updates where it stands (`git pull`, `git checkout`): only what it changes is new. */
   readonly inPlace?: boolean;
 }
@@ -336,6 +338,11 @@ export function callFacts(
     for (const p of view.reads) {
       const listing = view.listings.includes(p);
       if (!visit(under(p), command.argument, "read", false, listing, !listing)) break;
+      if (view.codeFiles.includes(p)) {
+        const raw = under(p);
+        const at = reads.findIndex((r) => r.raw === raw);
+        if (at !== -1) reads[at] = { ...reads[at], code: true };
+      }
     }
     // A pattern's names are what the program opens: a symlink among them is a read of what it points to.
     for (const link of view.links) {
@@ -590,18 +597,19 @@ function lstatMode(path: string): FileMode | undefined {
 }
 
 /**
- * The administrator's own configuration below /etc: servers', the service manager's, the
- * scheduler's, package sources, kernel and mount settings. Not what a program writes there from
- * what others send or choose (a printer's announced name in CUPS, a network's name in
- * NetworkManager, a DHCP server's resolv.conf, a generated motd, the account lists a user edits with
- * chfn).
+ * The administrator's own configuration below /etc: servers', the service manager's, package
+ * sources, kernel and mount settings. Not what a program writes there from what others send or
+ * choose (a printer's announced name in CUPS, a network's name in NetworkManager, a DHCP server's
+ * resolv.conf, a generated motd, the account lists a user edits with chfn, cloud-init's network and
+ * sshd drop-ins from instance metadata), nor what hosting panels and vendors' jobs write for their
+ * users (cron.d, PHP pools, supervisor programs, package source lists, certbot's renewal files).
  */
 const ADMIN_CONFIG = new RegExp(
   "^/etc/(?:" +
     [
-      "(?:nginx|apache2|httpd|caddy|haproxy|traefik|varnish|systemd|default|sysctl\\.d|cron\\.(?:d|daily|hourly|weekly|monthly)|logrotate\\.d|postgresql|mysql|redis|docker|containerd|ufw|fail2ban|prometheus|grafana|alertmanager|supervisor|php|netplan|chrony|rsyslog\\.d|profile\\.d|postfix|letsencrypt/renewal|apt/(?:sources\\.list\\.d|apt\\.conf\\.d|preferences\\.d)|yum\\.repos\\.d|security/limits\\.d|ssh/sshd_config\\.d|modprobe\\.d|udev/rules\\.d|tmpfiles\\.d)/[^/].*",
+      "(?:nginx|apache2|httpd|caddy|haproxy|traefik|varnish|systemd|default|sysctl\\.d|logrotate\\.d|postgresql|mysql|redis|docker|containerd|ufw|fail2ban|prometheus|grafana|alertmanager|chrony|rsyslog\\.d|profile\\.d|postfix|apt/(?:apt\\.conf\\.d|preferences\\.d)|security/limits\\.d|modprobe\\.d|udev/rules\\.d|tmpfiles\\.d)/[^/].*",
       "ssh/(?:sshd_config|ssh_config)",
-      "(?:sysctl|logrotate|rsyslog|ntp|environment|exports|crontab|fstab|hostname|timezone|sudo|nsswitch|login\\.defs|adduser)(?:\\.conf)?",
+      "(?:sysctl|logrotate|rsyslog|ntp|environment|exports|fstab|hostname|timezone|sudo|nsswitch|login\\.defs|adduser)(?:\\.conf)?",
       "apt/sources\\.list",
       "security/limits\\.conf",
     ].join("|") +

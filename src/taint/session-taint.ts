@@ -329,7 +329,9 @@ export class SessionTaint {
    */
   treeSource(facts: CallFacts | undefined, trust: TrustLevel): TaintSource | undefined {
     const command = facts?.command;
-    if (!this.policy.tagging || !(command?.view.runsTree || command?.view.runsInput) || !command.cwd) return undefined;
+    if (!this.policy.tagging || !command?.cwd) return undefined;
+    const runsFiles = command.view.runsInput || command.view.codeFiles.length !== 0;
+    if (!command.view.runsTree && !runsFiles) return undefined;
     const above: TrustLevel = command.view.allowAt !== undefined && command.view.allowAt !== "owner" ? "owner" : trust;
     if (above === "untrusted") return undefined;
     const docs = command.view.runsDocs;
@@ -338,9 +340,11 @@ export class SessionTaint {
       const other = this.provenance.labels.lowestCodeUnder(dir, above, docs);
       if (other && (!low || trustRank(codeLevel(other.label)) < trustRank(codeLevel(low.label)))) low = other;
     }
-    // What it runs from a file it reads or its input (`bash < setup.sh`, `awk -f x.awk`) is that file, whatever its kind.
-    if (command.view.runsInput) {
+    // What it runs from a file it reads or its input (`bash < setup.sh`, `awk -f x.awk`), or a file
+    // it runs (`bash docs/setup.txt`), is that file, whatever its kind.
+    if (runsFiles) {
       for (const file of facts?.reads ?? []) {
+        if (!command.view.runsInput && file.code !== true) continue;
         const { level, label } = this.provenance.fileTrust(file.forms, undefined, "owner");
         if (label && trustRank(level) < trustRank(above) && (!low || trustRank(level) < trustRank(codeLevel(low.label)))) low = { path: file.raw, label };
       }

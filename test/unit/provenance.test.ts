@@ -2027,6 +2027,15 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
       ["tools/gen.py", "python3.12 tools/gen.py"],
       ["site.yml", "ansible-playbook -c local -i localhost, site.yml"],
       ["tasks.py", "invoke build"],
+      ["docs/setup.txt", "bash docs/setup.txt"],
+      ["notes.md", "python3 notes.md"],
+      ["deps.txt", "pip install -r deps.txt"],
+      ["cmds.txt", "xargs -a cmds.txt -I{} sh -c {}"],
+      ["db/seed.sql", "psql -f db/seed.sql"],
+      ["db/seed.sql", "sqlite3 app.db < db/seed.sql"],
+      ["deploy/ssh_config", "ssh -F deploy/ssh_config web-1 uptime"],
+      ["deploy/curlrc", "curl -K deploy/curlrc"],
+      [".husky/post-merge", "git pull"],
     ] as const) {
       const tag = `${path}-${command}`.replace(/\W/g, "");
       const session = `agent:main:research-${tag}`;

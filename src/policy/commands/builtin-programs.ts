@@ -614,7 +614,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     external: true,
     valueFlags: ["-o", "-p", "-u", "-U", "-G", "-g", "-t", "-C", "-O", "-s"],
   },
-  { names: ["lsof"], kind: "read", operands: "strings", valueFlags: ["-p", "-u", "-c", "-g", "-s", "-d"] },
+  { names: ["lsof"], kind: "read", operands: "strings", external: true, valueFlags: ["-p", "-u", "-c", "-g", "-s", "-d"] },
   // Per-process and per-CPU statistics: pidstat -e runs a program, sar -o writes its samples to a file.
   { names: ["mpstat"], kind: "read", operands: "strings", valueFlags: ["-P", "-I", "-N", "-o"] },
   { names: ["pidstat"], kind: "read", operands: "strings", valueFlags: ["-p", "-C", "-G", "-T"], unsafeFlags: ["-e"] },
@@ -637,16 +637,18 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     ],
   },
   // Sockets and what holds them, as ps shows processes; ss -K closes sockets, -D writes a dump.
+  // Unix socket names (any process binds one), process names and other users' open paths are others' text.
   {
     names: ["ss"],
     kind: "read",
     operands: "strings",
+    external: true,
     valueFlags: ["-f", "--family", "-A", "--query", "--socket", "-N", "--net"],
     readFlags: ["-F", "--filter"],
     writeFlags: ["-D", "--diag"],
     unsafeFlags: ["-K", "--kill"],
   },
-  { names: ["netstat"], kind: "read", operands: "strings", valueFlags: ["-A", "--protocol"] },
+  { names: ["netstat"], kind: "read", operands: "strings", external: true, valueFlags: ["-A", "--protocol"] },
   // Batch mode (top -b -n 1): what ps shows, refreshed; it writes nothing and takes no commands.
   { names: ["top"], kind: "read", operands: "strings", external: true, valueFlags: ["-n", "-d", "-p", "-u", "-U", "-o", "-w", "-E", "-e"] },
   { names: ["cal", "ncal", "env-list", "getconf", "tput", "stty", "clear", "reset"], kind: "read", operands: "strings", inert: true },
@@ -928,7 +930,9 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         kind: "network",
         network: true,
       },
-      { names: ["fetch", "pull"], kind: "network", network: true, fetches: ".", inPlace: true },
+      { names: ["fetch"], kind: "network", network: true, fetches: ".", inPlace: true },
+      // A pull merges or rebases: the tree's hooks (post-merge, post-checkout, post-rewrite) run.
+      { names: ["pull"], kind: "network", network: true, fetches: ".", inPlace: true, runsTree: true },
       {
         names: ["lfs pull", "lfs fetch", "submodule", "submodule update", "submodule add", "submodule init", "submodule sync", "submodule foreach"],
         kind: "network",
@@ -1282,6 +1286,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     names: ["bun"],
     kind: "interpreter",
     infoFlags: ["--version", "-v", "--revision", "--help", "-h"],
+    globalValueFlags: ["--cwd"],
+    dirFlags: ["--cwd"],
     otherSubcommand: { kind: "interpreter", why: "runs code" },
     noSubcommand: { kind: "read", operands: "strings" },
     subcommands: [
@@ -1340,6 +1346,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   {
     names: ["go"],
     kind: "build",
+    globalValueFlags: ["-C"],
+    dirFlags: ["-C"],
     noSubcommand: { kind: "read", operands: "strings" },
     otherSubcommand: { kind: "build", why: "runs a tool" },
     subcommands: [
@@ -1395,7 +1403,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   },
   {
     names: [
-      "poetry",
       "pipenv",
       "pdm",
       "hatch",
@@ -1417,6 +1424,14 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "rustup",
     ],
     ...PACKAGE_MANAGER,
+    subcommands: [PACKAGE_MANAGER_RUNS, { names: ["list", "show", "env", "info", "which", "path"], kind: "read", operands: "strings" }],
+  },
+  {
+    // Poetry works on the project -C (--directory) or -P (--project) names.
+    names: ["poetry"],
+    ...PACKAGE_MANAGER,
+    globalValueFlags: ["-C", "--directory", "-P", "--project"],
+    dirFlags: ["-C", "--directory", "-P", "--project"],
     subcommands: [PACKAGE_MANAGER_RUNS, { names: ["list", "show", "env", "info", "which", "path"], kind: "read", operands: "strings" }],
   },
   {
@@ -2287,7 +2302,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     operands: "forbidden",
     valueFlags: ["-u"],
     queryFlags: ["-l"],
-    unsafeFlags: ["-e", "-r", "-i", "-n"],
+    // Another account's crontab (-u) is that account's text.
+    unsafeFlags: ["-e", "-r", "-i", "-n", "-u"],
   },
   {
     // Listing the firewall's rules (-L, -S) reads; anything that adds, deletes, flushes or zeroes changes it.

@@ -130,6 +130,11 @@ export interface CommandView {
    */
   readonly runsInput: boolean;
   /**
+   * Files whose content the command runs, whatever their name (`bash docs/setup.txt`, `pip install -r
+   * deps.txt`, `ssh -F config`, `curl -K curlrc`), as in `reads`: each counts as code.
+   */
+  readonly codeFiles: readonly string[];
+  /**
    * With runsTree: where the code it runs is, when not only the working directory (make -C ..,
    * npm --prefix ../app, cd ../app && npm test), relative to it.
    */
@@ -246,6 +251,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       runsTree: true,
       runsDocs: true,
       runsInput: true,
+      codeFiles: [],
       treeDirs: [],
       unknownReads: true,
       secrets: [],
@@ -462,6 +468,10 @@ function pathLiterals(word: string | undefined): string[] {
   return word.split(/[\s'"(),;]+/).filter((part) => part.includes("/"));
 }
 
+/** Build files named without an extension. */
+const NAMED_FILES =
+  /^(?:[Mm]akefile|GNUmakefile|Dockerfile|Containerfile|[Jj]ustfile|Taskfile|Rakefile|Gemfile|Vagrantfile|Jenkinsfile|Procfile|Earthfile|BUILD|WORKSPACE)$/;
+
 /** A path a program is given (not a bare word): `~/proj`, `../app`, `tests/`, `Makefile.ci`, `x.sh`. */
 const POINTED_PATH = /^(?:~|\.{1,2}(?:\/|$)|\/)|\/|\.[A-Za-z][A-Za-z0-9]{0,7}$/;
 
@@ -482,6 +492,22 @@ const LOADER_VARIABLES: ReadonlySet<string> = new Set([
 /** Commands that start a container, and the flags that mount a directory of this host into it. */
 const CONTAINER_RUNS = /^(?:docker|podman|nerdctl)(?: container)? (?:run|create)$|^(?:docker|podman)(?:-compose| compose) run$/;
 const MOUNT_FLAG = /^(?:-v|--volume|--mount)(?:=|$)|^-v./;
+
+/** A path's text with `$HOME` or `${HOME}` at its start read as `~` (make -C $HOME/proj). */
+function homeOf(text: string): string {
+  return text.replace(/^\$(?:HOME|\{HOME\})(?=\/|$)/, "~");
+}
+
+/** A word's text, with `$HOME` or `${HOME}` at its start read as `~`; undefined for any other word only known at run time. */
+function homeText(w: Word | undefined): string | undefined {
+  if (w === undefined) return undefined;
+  if (!w.dynamic) return w.text;
+  const m = /^"?\$(?:HOME|\{HOME\})(\/[^"$`]*)?"?$/.exec(w.raw);
+  return m ? `~${m[1] ?? ""}` : undefined;
+}
+
+/** Database shells whose scripts may run shell commands (`\!`, `.shell`, `system`). */
+const DB_SHELLS: ReadonlySet<string> = new Set(["mysql", "mariadb", "sqlite3", "duckdb"]);
 
 /** A versioned Python interpreter's name. */
 const VERSIONED_PYTHON = /^(?:python|pypy)\d+(?:\.\d+)?$/;
@@ -563,6 +589,7 @@ class Walker {
   private runsTree = false;
   private runsDocs = false;
   private runsInput = false;
+  private readonly codeFiles: string[] = [];
   private readonly treeDirs: string[] = [];
   private unknownReads = false;
   // Short lists: arrays with a membership test are cheaper than sets at these sizes.
@@ -651,6 +678,7 @@ class Walker {
       runsTree: this.runsTree,
       runsDocs: this.runsTree && this.runsDocs,
       runsInput: this.runsInput,
+      codeFiles: this.codeFiles,
       treeDirs: this.treeDirs,
       unknownReads: this.unknownReads,
       secrets: this.secrets,
@@ -785,6 +813,13 @@ class Walker {
     for (const p of this.paths(ctx, dir, base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
   }
 
+  /** A file whose content the command runs: read, and counted as code whatever its name. */
+  private code(ctx: Context, path: string, base = ""): void {
+    this.read(ctx, path, base);
+    if (ctx.remote || !path || path === "-") return;
+    for (const p of this.paths(ctx, path, base)) add(this.codeFiles, p);
+  }
+
   /**
    * A program that runs a tree's code is pointed at another tree by a path it is given (`pytest
    * ~/proj/tests`, `make -f ~/proj/Makefile`, `cargo test --manifest-path ~/proj/Cargo.toml`,
@@ -794,7 +829,13 @@ class Walker {
     if (ctx.remote) return;
     for (const w of words.flatMap(pathLiterals)) {
       if (w.startsWith("-") || w.includes("://") || !POINTED_PATH.test(w)) continue;
-      const dir = w.includes("/") ? w.slice(0, w.lastIndexOf("/")) || "/" : ".";
+      // A file's directory is the tree (make -f ~/proj/Makefile); a directory is, with the one above
+      // it (pytest ~/proj/tests loads ~/proj/conftest.py), unless that is the home or the root.
+      const trimmed = w.replace(/(.)\/+$/, "$1");
+      const last = trimmed.split("/").pop() ?? "";
+      const file = w.includes("/") && !w.endsWith("/") && (/\.[A-Za-z0-9.]+$/.test(last) || NAMED_FILES.test(last));
+      const above = trimmed.includes("/") ? trimmed.slice(0, trimmed.lastIndexOf("/")) || "/" : ".";
+      const dir = file || !["~", "/", ".", ".."].includes(above) ? above : trimmed;
       for (const d of [w, dir]) for (const p of this.paths(ctx, d, base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
     }
   }
@@ -1059,6 +1100,8 @@ class Walker {
       }
     }
     if (!ctx.remote) add(this.programs, name);
+    // A database shell runs what it reads (mysql's \! runs shell commands here).
+    if (DB_SHELLS.has(name)) this.runsInput = true;
     // A versioned interpreter (python3.12, pypy3.10) is the interpreter.
     const entry = this.rules.programs.get(name) ?? (VERSIONED_PYTHON.test(name) ? this.rules.programs.get("python3") : undefined);
     const args = words.slice(1);
@@ -1067,12 +1110,16 @@ class Walker {
       this.local = false;
       this.match([name, ...texts(args)], true);
       this.notReadOnly(`unknown program ${name}`);
-      // What it runs may be the tree's code (a task runner, a doc builder, a notebook runner), or
-      // the code at a path it is given (`run-parts ~/proj/scripts`).
+      // What it runs may be the tree's code (a task runner, a doc builder, a notebook runner), the
+      // code at a path it is given (`run-parts ~/proj/scripts`), or what it reads (`parallel < cmds`).
       this.runsCode(ctx);
+      this.runsInput = true;
       this.pointedTrees(
         ctx,
-        args.map((w) => (w.dynamic ? undefined : w.text.includes("=") ? w.text.slice(w.text.indexOf("=") + 1) : w.text)),
+        args.map((w) => {
+          const text = homeText(w);
+          return text?.includes("=") ? text.slice(text.indexOf("=") + 1) : text;
+        }),
         "",
       );
       return;
@@ -1151,7 +1198,8 @@ class Walker {
       const eq = t.indexOf("=");
       const flag = eq === -1 ? t : t.slice(0, eq);
       const takes = has(spec.globalValueFlags, flag) && eq === -1;
-      const value = eq === -1 ? args[i + 1]?.text : t.slice(eq + 1);
+      // $HOME at a directory's start is the home directory (make -C $HOME/proj).
+      const value = eq === -1 ? (homeText(args[i + 1]) ?? args[i + 1]?.text) : t.slice(eq + 1);
       if (takes || eq !== -1) this.remoteProjectFile(name, flag, value);
       if (has(spec.dirFlags, flag) && value !== undefined) dir = value;
       else globals.push(...args.slice(i, i + (takes ? 2 : 1)));
@@ -1352,10 +1400,18 @@ class Walker {
   private runBehaviour(b: Behaviour, label: string, args: readonly Word[], ctx: Context, base: string): void {
     const outer = this.lister;
     this.lister = b.listsOnly === true;
+    const frame = this.frames[this.frames.length - 1];
+    const wasRead = frame?.readOnly === true;
     try {
       this.behave(b, label, args, ctx, base);
     } finally {
       this.lister = outer;
+    }
+    // A report of the host's own that a flag turned into something else (docker system df -v, another
+    // daemon's -H) prints others' text.
+    if (b.hostFacts === true && wasRead && frame && !frame.readOnly) {
+      this.external = true;
+      this.local = false;
     }
   }
 
@@ -1451,8 +1507,9 @@ class Walker {
       case "source":
         this.local = false;
         this.notReadOnly(`${label} ${b.why ?? KIND_WHY.dynamic}`);
-        if (args[0]) this.read(ctx, args[0].text, base);
-        this.runsCode(ctx, args[0] && !args[0].dynamic ? args[0].text : undefined, base);
+        if (args[0] && homeText(args[0]) !== undefined) this.code(ctx, homeText(args[0]) as string, base);
+        else if (args[0]) this.read(ctx, args[0].text, base);
+        this.runsCode(ctx, args[0] ? homeText(args[0]) : undefined, base);
         this.runsInput = true;
         return;
       case "assign":
@@ -1493,7 +1550,7 @@ class Walker {
     // Flag values that name files (`-f x.mk`, `--manifest-path y`): a build may run what they say.
     const pointed: (string | undefined)[] = [];
     const operands = parseFlags(b, args, (flag, value, bits) => {
-      if (value !== undefined) pointed.push(value);
+      if (value !== undefined) pointed.push(homeOf(value));
       if (bits === 0) return;
       if (bits & F_EXEC) this.notReadOnly(`${flagged(flag)} runs another program`);
       if (bits & F_UNSAFE) {
@@ -1506,7 +1563,7 @@ class Walker {
       }
       if (bits & F_READ && value !== undefined) this.read(ctx, value, base);
       if (bits & F_FETCH && value !== undefined) fetchTo = value;
-      if (bits & F_DIR && value !== undefined) dir = value;
+      if (bits & F_DIR && value !== undefined) dir = homeOf(value);
       if (bits & F_OUTSIDE) outside = true;
       if (bits & F_LIST) listing = true;
       if (bits & F_PATTERN) patternGiven = true;
@@ -1525,8 +1582,15 @@ class Walker {
     // A container with a directory of this host mounted (docker run -v "$PWD":/w img sh /w/x.sh) may run its code.
     if (CONTAINER_RUNS.test(label) && args.some((w) => MOUNT_FLAG.test(w.text))) this.runsCode(ctx);
     // An interpreter runs its script and what it loads from there and from the working directory.
+    // What a calculator or a database shell reads (its input, -f, -init) may hold commands it runs (.shell, !).
+    if (b.kind === "interpreter" && CALCULATORS.has(label)) {
+      this.runsInput = true;
+      for (const v of [...pointed, ...operands.map(homeText)]) if (v !== undefined && !v.startsWith("-") && FILE_LIKE.test(v)) this.code(ctx, v, where);
+    }
     if (b.kind === "interpreter" && !CALCULATORS.has(label)) {
       this.runsCode(ctx);
+      const script = operands[0] && !operands[0].text.startsWith("-") && !operands[0].text.includes("://") ? homeText(operands[0]) : undefined;
+      if (script !== undefined && FILE_LIKE.test(script)) this.code(ctx, script, where);
       for (const w of operands) if (!w.dynamic && !w.text.startsWith("-") && w.text.includes("/") && !w.text.includes("://")) this.runsCode(ctx, w.text, where);
       this.scriptArguments(ctx, operands.slice(1), where);
       // No script and no code given: it runs what comes in on its input (`cat x.js | node`).
@@ -1654,7 +1718,12 @@ class Walker {
           this.notReadOnly(`${name} ${flag} splits text into a command`);
           split = value ?? "";
         }
-        if (flag === "-C" || flag === "--chdir" || flag === "-D") this.notReadOnly(`${name} ${flag} runs the command in another directory`);
+        if (flag === "-C" || flag === "--chdir" || flag === "-D") {
+          this.notReadOnly(`${name} ${flag} runs the command in another directory`);
+          // The command runs that directory's tree.
+          if (value !== undefined) this.pointedTrees(ctx, [value.endsWith("/") ? value : `${value}/`], "");
+        }
+        if (name === "xargs" && (flag === "-a" || flag === "--arg-file")) this.runsInput = true;
       };
       if (t.startsWith("--")) {
         const eq = t.indexOf("=");
@@ -1849,8 +1918,10 @@ class Walker {
     }
     if (operands.length > 0) {
       this.notReadOnly(`${label} runs the script ${operands[0].raw}`);
-      this.read(ctx, operands[0].text);
-      this.runsCode(ctx, operands[0].dynamic ? undefined : operands[0].text);
+      const script = homeText(operands[0]);
+      if (script !== undefined) this.code(ctx, script);
+      else this.read(ctx, operands[0].text);
+      this.runsCode(ctx, script);
       return;
     }
     this.notReadOnly(`${label} runs commands from its input`);
@@ -2274,7 +2345,9 @@ class Walker {
         case "-K":
         case "--config":
         case "--netrc-file":
-          if (value !== undefined) this.read(ctx, value, base);
+          // A config's url and output lines say where it goes and what it writes: it is code.
+          if (value !== undefined && (flag === "-K" || flag === "--config")) this.code(ctx, value, base);
+          else if (value !== undefined) this.read(ctx, value, base);
           if (flag === "-K" || flag === "--config") fromHeader = true;
           break;
         default:
@@ -2807,6 +2880,11 @@ class Walker {
         const flag = `-${t[j]}`;
         if (!SSH_PLAIN.has(flag)) plain = false;
         if (SSH_VALUES.has(flag)) {
+          // A config file's ProxyCommand and LocalCommand run here: it is code.
+          if (flag === "-F") {
+            const file = j === t.length - 1 ? args[i + 1] : literalWord(t.slice(j + 1));
+            if (file && !file.dynamic) this.code(ctx, file.text);
+          }
           if (j === t.length - 1) i++;
           break;
         }
@@ -2887,6 +2965,15 @@ class Walker {
    * or anything else it cannot tell apart talks to the server as the owner.
    */
   private runPsql(label: string, args: readonly Word[], ctx: Context): void {
+    // A script it runs (-f, or its input) may hold \! lines, which run shell commands here.
+    this.runsInput = true;
+    for (let i = 0; i < args.length; i++) {
+      const t = args[i].text;
+      const file = t === "-f" || t === "--file" ? args[i + 1] : undefined;
+      if (file && !file.dynamic) this.code(ctx, file.text);
+      else if (t.startsWith("--file=")) this.code(ctx, t.slice("--file=".length));
+      else if (/^-f./.test(t)) this.code(ctx, t.slice(2));
+    }
     const hosts: string[] = [];
     const queries: string[] = [];
     let plain = !ctx.remote;
@@ -3070,8 +3157,10 @@ class Walker {
           return;
         }
         this.notReadOnly(`${label} -m ${module ?? ""} runs code`.replace("  ", " "));
-        // The module is looked up in the working directory first, and a test runner runs the tree.
+        // The module is looked up in the working directory first, and a test runner runs the tree
+        // (and the trees it is pointed at: python -m pytest ~/proj/tests).
         this.runsCode(ctx);
+        this.pointedTrees(ctx, rest.map(homeText), base);
         if (module !== undefined && DOC_MODULES.has(module)) this.runsDocs = true;
         return;
       }
@@ -3082,8 +3171,10 @@ class Walker {
       if (t.startsWith("-") && t !== "-") continue;
       if (t === "-") this.local = false;
       this.notReadOnly(`${label} runs ${t === "-" ? "code from its input" : args[i].raw}`);
-      if (t !== "-") this.read(ctx, t, base);
-      this.runsCode(ctx, t === "-" || args[i].dynamic ? undefined : t, base);
+      const script = t === "-" ? undefined : homeText(args[i]);
+      if (script !== undefined) this.code(ctx, script, base);
+      else if (t !== "-") this.read(ctx, t, base);
+      this.runsCode(ctx, script, base);
       this.scriptArguments(ctx, args.slice(i + 1), base);
       if (t === "-") this.runsInput = true;
       // A script prints what it fetches, queries or opens by name (a page, a database's rows, a log):
@@ -3110,8 +3201,9 @@ class Walker {
         const dir = value();
         if (dir) this.fetch(ctx, dir, base);
       } else if (flag === "-r" || flag === "--requirement" || flag === "-c" || flag === "--constraint") {
+        // Its options name indexes and URLs to install from, whatever the file is called.
         const file = value();
-        if (file) this.read(ctx, file, base);
+        if (file) this.code(ctx, file, base);
       } else if (flag === "-e" || flag === "--editable") {
         const path = value();
         if (path && !/^[a-z+]+:/.test(path)) this.read(ctx, path, base);
