@@ -970,6 +970,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     runsDocs: true,
     infoFlags: ["--version", "-v", "--help", "-h"],
     dirFlags: ["-C", "--directory"],
+    // The build file it runs, whatever its name (make -f rules.txt).
+    valueFlags: ["-f", "--file", "--makefile"],
   },
   {
     // The mvn launcher reads the project's .mvn/jvm.config and .mvn/maven.config before anything

@@ -506,8 +506,8 @@ function homeText(w: Word | undefined): string | undefined {
   return m ? `~${m[1] ?? ""}` : undefined;
 }
 
-/** Database shells whose scripts may run shell commands (`\!`, `.shell`, `system`). */
-const DB_SHELLS: ReadonlySet<string> = new Set(["mysql", "mariadb", "sqlite3", "duckdb"]);
+/** Database shells whose scripts may run shell commands (`\!`); sqlite3 and duckdb are `CALCULATORS`. */
+const DB_SHELLS: ReadonlySet<string> = new Set(["mysql", "mariadb"]);
 
 /** A versioned Python interpreter's name. */
 const VERSIONED_PYTHON = /^(?:python|pypy)\d+(?:\.\d+)?$/;
@@ -823,20 +823,22 @@ class Walker {
   /**
    * A program that runs a tree's code is pointed at another tree by a path it is given (`pytest
    * ~/proj/tests`, `make -f ~/proj/Makefile`, `cargo test --manifest-path ~/proj/Cargo.toml`,
-   * `at -f ~/proj/x.sh`): that path and its directory are trees it runs too.
+   * `at -f ~/proj/x.sh`): a file's directory is a tree it runs, and a directory is, with the one
+   * above it (pytest ~/proj/tests loads ~/proj/conftest.py) unless that is the home or the root.
+   * With `files`, a file it is given by a flag is code itself whatever its name (make -f rules.txt);
+   * otherwise it may be data (a script's argument), and only its directory counts.
    */
-  private pointedTrees(ctx: Context, words: readonly (string | undefined)[], base: string): void {
+  private pointedTrees(ctx: Context, words: readonly (string | undefined)[], base: string, files = false): void {
     if (ctx.remote) return;
     for (const w of words.flatMap(pathLiterals)) {
       if (w.startsWith("-") || w.includes("://") || !POINTED_PATH.test(w)) continue;
-      // A file's directory is the tree (make -f ~/proj/Makefile); a directory is, with the one above
-      // it (pytest ~/proj/tests loads ~/proj/conftest.py), unless that is the home or the root.
       const trimmed = w.replace(/(.)\/+$/, "$1");
       const last = trimmed.split("/").pop() ?? "";
-      const file = w.includes("/") && !w.endsWith("/") && (/\.[A-Za-z0-9.]+$/.test(last) || NAMED_FILES.test(last));
+      const file = !w.endsWith("/") && (/\.[A-Za-z0-9.]+$/.test(last) || NAMED_FILES.test(last));
+      if (file && files) this.code(ctx, w, base);
       const above = trimmed.includes("/") ? trimmed.slice(0, trimmed.lastIndexOf("/")) || "/" : ".";
-      const dir = file || !["~", "/", ".", ".."].includes(above) ? above : trimmed;
-      for (const d of [w, dir]) for (const p of this.paths(ctx, d, base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
+      const dirs = file ? [above] : ["~", "/", ".", ".."].includes(above) ? [trimmed] : [trimmed, above];
+      for (const d of dirs) for (const p of this.paths(ctx, d, base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
     }
   }
 
@@ -857,10 +859,7 @@ class Walker {
     this.runsInput = true;
     for (const word of value.split(/\s+/)) {
       const path = word.includes("=") ? word.slice(word.indexOf("=") + 1) : word;
-      if (path && !path.startsWith("-") && POINTED_PATH.test(path)) {
-        this.read(ctx, path);
-        this.pointedTrees(ctx, [path], "");
-      }
+      if (path && !path.startsWith("-") && POINTED_PATH.test(path)) this.pointedTrees(ctx, [path], "", true);
     }
   }
 
@@ -1577,21 +1576,23 @@ class Walker {
     const where = dir !== undefined ? joinPath(base, dir) : base;
     // The tree a build runs: where a flag or an earlier cd put it, when not the working directory.
     if (runsHere && !ctx.remote) for (const p of this.paths(ctx, dir ?? ".", base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
-    if (runsHere || b.kind === "interpreter" || b.kind === "dynamic")
-      this.pointedTrees(ctx, [...pointed, ...operands.map((w) => (w.dynamic ? undefined : w.text))], base);
+    if (runsHere || b.kind === "interpreter" || b.kind === "dynamic") {
+      this.pointedTrees(ctx, pointed, base, runsHere);
+      this.pointedTrees(ctx, operands.map(homeText), base);
+    }
     // A container with a directory of this host mounted (docker run -v "$PWD":/w img sh /w/x.sh) may run its code.
     if (CONTAINER_RUNS.test(label) && args.some((w) => MOUNT_FLAG.test(w.text))) this.runsCode(ctx);
-    // An interpreter runs its script and what it loads from there and from the working directory.
     // What a calculator or a database shell reads (its input, -f, -init) may hold commands it runs (.shell, !).
     if (b.kind === "interpreter" && CALCULATORS.has(label)) {
       this.runsInput = true;
       for (const v of [...pointed, ...operands.map(homeText)]) if (v !== undefined && !v.startsWith("-") && FILE_LIKE.test(v)) this.code(ctx, v, where);
     }
+    // An interpreter runs its script (code whatever its name) and what it loads from there and from
+    // the working directory (the script's directory is among the trees above).
     if (b.kind === "interpreter" && !CALCULATORS.has(label)) {
       this.runsCode(ctx);
       const script = operands[0] && !operands[0].text.startsWith("-") && !operands[0].text.includes("://") ? homeText(operands[0]) : undefined;
       if (script !== undefined && FILE_LIKE.test(script)) this.code(ctx, script, where);
-      for (const w of operands) if (!w.dynamic && !w.text.startsWith("-") && w.text.includes("/") && !w.text.includes("://")) this.runsCode(ctx, w.text, where);
       this.scriptArguments(ctx, operands.slice(1), where);
       // No script and no code given: it runs what comes in on its input (`cat x.js | node`).
       if (operands.length === 0) this.runsInput = true;
