@@ -164,10 +164,14 @@ export class Engine {
         // goes, or only restarts services, decided by whether a person's message asked for that.
         // Not when the call runs it on another machine (exec's node): only the owner can say where.
         const here = !runsElsewhere(tool.via ? bridgedArgs(call.params) : call.params);
+        // A check of the project (npm test, cargo build) is decided by whether its trees are the owner's,
+        // unless something its trees hold or git's settings already lowered the call.
         const named = here ? policy.decidedCommandValues(facts) : undefined;
         const service = named || !here ? undefined : policy.serviceActionOf(facts);
+        const check = named || service || !here || tree || settings ? undefined : policy.projectCheckOf(facts);
         if (named) decision = withProvenance(decision, required, this.taint.verdicts(call, named, required));
         else if (service) decision = withProvenance(decision, required, this.taint.serviceVerdicts(call, service, required));
+        else if (check) decision = withProvenance(decision, required, this.taint.projectVerdicts(call, check, required));
       }
       // Still blocked only by a trust floor or an argument's origin: the owner may be asked instead.
       // Only a requester on a channel can be asked: the host refuses a turn that came in on none.

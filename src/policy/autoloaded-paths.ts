@@ -41,16 +41,18 @@ export const AUTOLOADED_PATHS: readonly LabelledGlob[] = [
     label: "package manifests and build settings",
   },
   {
-    pattern: "**/{*.config.js,*.config.cjs,*.config.mjs,*.config.ts,*.config.cts,*.config.mts,.*rc,.*rc.js,.*rc.cjs,.*rc.json,.*rc.yml,.*rc.yaml}",
+    pattern:
+      "**/{*.config.js,*.config.cjs,*.config.mjs,*.config.ts,*.config.cts,*.config.mts,.*rc,.*rc.js,.*rc.cjs,.*rc.mjs,.*rc.ts,.*rc.json,.*rc.json5,.*rc.yml,.*rc.yaml,.*rc.toml,babel.config.json}",
     label: "tool configuration files (loaded and often run)",
   },
   {
-    pattern: "**/{setup.py,setup.cfg,pyproject.toml,conftest.py,noxfile.py,tox.ini,pytest.ini,sitecustomize.py,usercustomize.py,*.pth,manage.py}",
+    pattern:
+      "**/{setup.py,setup.cfg,pyproject.toml,conftest.py,noxfile.py,tox.ini,pytest.ini,.pytest.ini,pytest.toml,sitecustomize.py,usercustomize.py,*.pth,manage.py}",
     label: "Python build, test and start-up files",
   },
   {
     pattern:
-      "**/{Makefile,makefile,GNUmakefile,*.mk,Justfile,justfile,Taskfile.yml,Taskfile.yaml,Rakefile,Gemfile,*.gemspec,composer.json,requirements*.txt,Pipfile,Gruntfile.js,gulpfile.js,karma.conf.js,Vagrantfile,BUILD,BUILD.bazel,WORKSPACE,MODULE.bazel,build.sbt,mix.exs,flake.nix,shell.nix,default.nix,build.rs,Cargo.toml,go.mod,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,pom.xml,CMakeLists.txt,meson.build}",
+      "**/{Makefile,makefile,GNUmakefile,*.mk,Justfile,justfile,Taskfile.yml,Taskfile.yaml,Rakefile,Gemfile,*.gemspec,composer.json,requirements*.txt,Pipfile,Gruntfile.js,gulpfile.js,karma.conf.js,Vagrantfile,BUILD,BUILD.bazel,WORKSPACE,MODULE.bazel,build.sbt,mix.exs,flake.nix,shell.nix,default.nix,build.rs,Cargo.toml,rust-toolchain,rust-toolchain.toml,go.mod,go.work,go.work.sum,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,pom.xml,CMakeLists.txt,meson.build}",
     label: "build files",
   },
   {

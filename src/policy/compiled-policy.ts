@@ -302,6 +302,11 @@ export class CompiledPolicy implements RulePolicy {
     };
   }
 
+  /** The facts of a check of the project (`CommandView.projectCheck`) that may be decided by its trees, else undefined. */
+  projectCheckOf(facts: CallFacts | undefined): CallFacts | undefined {
+    return this.provenance.enabled && facts?.command?.view.projectCheck === true && facts.command.cwd ? facts : undefined;
+  }
+
   /** A path relative to the agent's workspace, or undefined outside it. */
   private belowWorkspace(path: string | undefined, agentId: string | undefined): string | undefined {
     return below(path, this.paths.locations.workspaceFor(agentId));

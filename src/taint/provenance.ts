@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { isRegularFile, type FileCopy } from "../policy/touches.ts";
 import { RUNTIME_PATH } from "../policy/commands/classify.ts";
 import type { ArgumentRole } from "../policy/manifest-schema.ts";
 import { holdsSecret, redactString } from "../audit/redact.ts";
-import { GIT_DIR_PART, type FileLabel, type FileLabels } from "./file-labels.ts";
+import { codeLevel, GIT_DIR_PART, type FileLabel, type FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
 import { argumentForms, isTrivialText, normalizePath, privateShortName, scanValues } from "./values.ts";
@@ -254,14 +254,8 @@ export class Provenance {
   ): { ok: boolean; note: string } {
     // Only the model's own choice for the owner: where a person below the floor drives the session
     // (a stranger's message, a sub-agent's task), a path nobody named is that person's choice.
-    // A session that started below the floor (a sub-agent, an unidentified requester) names no tool
-    // output as the reason for its trust, and counts as driven too.
-    const driver = state?.lowered.find((s) => PERSON_KINDS.has(s.kind) && trustRank(s.level) < trustRank(required));
-    const byOutput = state?.lowered.some((s) => s.kind === "tool" && s.level === state.trust) === true;
-    if (!state || driver || !byOutput) {
-      const who = driver?.label ?? (state ? `it started at ${state.trust}` : "no session state");
-      return { ok: false, note: `a person below ${required} drives this session (${who}), so a made-up path is theirs` };
-    }
+    const driver = drivenBelow(state, required);
+    if (!state || driver) return { ok: false, note: `a person below ${required} drives this session (${driver}), so a made-up path is theirs` };
     const trust = state.trust;
     // Only in the owner's trusted paths (the workspace by default): elsewhere a new file can be a
     // program on the PATH or a dotfile something sources (~/bin/git, ~/.gitconfig, ~/.bash_aliases).
@@ -288,6 +282,31 @@ export class Provenance {
   }
 
   /** The trust of a file as input: its label, else owner in a trusted path, else `fallback`. */
+  /**
+   * Whether a check of the project (`CommandView.projectCheck`) in `dir` runs only the owner's code:
+   * the session is the owner's, the directory is one of the trusted paths, and no code a session
+   * below owner wrote is in the outermost trusted directory that holds it. Test runners and builds
+   * look above their directory too (a parent's pytest.ini or go.work, a sibling package the project
+   * links to), and some run documents (a docs site's pages, Go's testscript files), so every file
+   * there counts, documents included, except the memory notes OpenClaw writes itself. The note says
+   * why not.
+   */
+  ownTree(dir: string, state: SessionTrust | undefined, required: TrustLevel, agentId: string | undefined): { ok: true } | { ok: false; note: string } {
+    // Only the owner's own work: a check a stranger or a sub-agent's task asks for is theirs to ask.
+    const driver = drivenBelow(state, required);
+    if (driver) return { ok: false, note: `a person below ${required} drives this session (${driver})` };
+    if (!this.labels.intact) return { ok: false, note: "the file labels could not be read, so what wrote its code is not known" };
+    if (!this.settings.trusted(dir, agentId))
+      return { ok: false, note: "it is outside the trusted paths (provenance.trustedPaths), so its code is not known to be the owner's" };
+    let root = dir;
+    for (let up = dirname(root); up !== root && this.settings.trusted(up, agentId); up = dirname(up)) root = up;
+    const low = this.labels.lowestCodeUnder(root, "owner", true, (path) => this.settings.hostWritten(path, agentId) !== undefined);
+    if (!low) return { ok: true };
+    const by = low.label.by ? `session ${low.label.by}` : "a session";
+    const where = root === dir ? "it holds" : `${root}, where it runs, holds`;
+    return { ok: false, note: `${where} ${low.path}, which ${by} wrote at ${codeLevel(low.label)}` };
+  }
+
   fileTrust(forms: readonly string[], agentId: string | undefined, fallback: TrustLevel): { level: TrustLevel; label?: FileLabel } {
     let level: TrustLevel = "owner";
     let label: FileLabel | undefined;
@@ -727,4 +746,18 @@ function formOfCents(cents: number): string {
 export interface EchoedValues {
   readonly text: string;
   readonly level: TrustLevel;
+}
+
+/**
+ * Who drives a session below `required`, when a person does: a person's message below it (a
+ * stranger's, a sub-agent's task), or the session started below it (a sub-agent, an unidentified
+ * requester: no tool output is the reason for its trust). Undefined when only what tools returned
+ * lowered it, so that the owner still drives it.
+ */
+function drivenBelow(state: SessionTrust | undefined, required: TrustLevel): string | undefined {
+  if (!state) return "no session state";
+  const driver = state.lowered.find((s) => PERSON_KINDS.has(s.kind) && trustRank(s.level) < trustRank(required));
+  if (driver) return driver.label;
+  const byOutput = state.lowered.some((s) => s.kind === "tool" && s.level === state.trust);
+  return byOutput ? undefined : `it started at ${state.trust}`;
 }

@@ -271,6 +271,35 @@ export class SessionTaint {
     });
   }
 
+  /**
+   * The verdicts of a check of the project (`CommandView.projectCheck`: `npm test`, `cargo build`,
+   * `go vet ./...`), one per tree it runs: endorsed at owner when the tree is one of the trusted paths
+   * and holds no code a session below owner wrote (`Provenance.ownTree`). What the session read
+   * cannot change what such a check runs: its arguments are only what the command table lists (no
+   * config, plugin or path outside the tree), and its code is the owner's.
+   */
+  projectVerdicts(call: Pick<ToolCall, "agentId" | "sessionKey">, facts: CallFacts, required: TrustLevel): ArgumentVerdict[] {
+    const command = facts.command;
+    if (!command?.cwd || !this.policy.tagging) return [];
+    const state = call.sessionKey ? this.store.peek(call.sessionKey) : undefined;
+    const dirs = [...new Set([command.cwd, ...treeDirsOf(command, this.policy.home)])];
+    return dirs.map((dir) => {
+      const base = { argument: `${command.argument}'s tree`, role: "path" as const, value: shownValue(dir) };
+      const own = this.provenance.ownTree(dir, state, required, call.agentId);
+      if (own.ok) {
+        return {
+          ...base,
+          verdict: "endorsed" as const,
+          allowed: true,
+          level: "owner" as const,
+          source: OWN_TREE,
+          note: `a check of the project in ${dir}, ${OWN_TREE}`,
+        };
+      }
+      return { ...base, verdict: "tainted" as const, allowed: false, note: `a check of the project below owner runs only the owner's code, and ${own.note}` };
+    });
+  }
+
   /** A recipient that is the owner's own address (`owner-addresses.ts`) is endorsed at owner, whatever the session read. */
   private ownAddress(value: ArgumentValue, requesterChannel: string | undefined): ArgumentVerdict | undefined {
     if (value.role !== "recipient") return undefined;
@@ -1507,6 +1536,9 @@ function treeDirsOf(command: NonNullable<CallFacts["command"]>, home: string): s
     .filter((d) => !d.startsWith("~"))
     .map((d) => resolvePath(command.cwd, d));
 }
+
+/** Why a check's tree is the owner's, for its verdict. */
+const OWN_TREE = "a trusted path whose code no session below owner wrote";
 
 /** Who wrote a labelled file, for a reason: the session, when the label says. */
 function writerOf(label: FileLabel): string {

@@ -140,12 +140,12 @@ describe("host adapter", () => {
     };
     const s = registered(ENFORCE);
     asked("q1");
-    expect(s.gate("exec", { command: "npm test" })).toBeUndefined();
+    expect(s.gate("exec", { command: "npm run seed" })).toBeUndefined();
 
     const lowered = ctxOf("agent:main:ask-after-page", OWNER);
     s.taint(lowered);
     asked("q2", lowered);
-    expect(s.gate("exec", { command: "npm test" }, lowered)?.blockReason).toContain("the result of web_fetch");
+    expect(s.gate("exec", { command: "npm run seed" }, lowered)?.blockReason).toContain("the result of web_fetch");
   });
 
   it("a handler that fails is logged, never thrown into the host", () => {

@@ -23,7 +23,7 @@ function tainted() {
 }
 
 const sendTo = (to: string, extra = {}) => call("message", { params: { action: "send", to, message: "hi" }, ...extra });
-const build = (extra = {}) => call("exec", { params: { command: "npm run build --silent" }, ...extra });
+const build = (extra = {}) => call("exec", { params: { command: "npm run e2e --silent" }, ...extra });
 
 /** Gates the call (it must ask) and answers it. */
 function answer(engine: Engine, c: ReturnType<typeof call>, resolution: string): Decision {
@@ -45,18 +45,18 @@ describe("approval suggestions from the engine's tally (/clawos audit)", () => {
     for (let i = 0; i < 3; i++) answer(engine, build(), "allow-once");
     const list = approvalSuggestions(engine.approvalTally());
     expect(list).toHaveLength(1);
-    expect(list[0]).toMatchObject({ tool: "exec", pattern: 'exec command "npm run build --silent"', allowOnce: 3, allowAlways: 0 });
+    expect(list[0]).toMatchObject({ tool: "exec", pattern: 'exec command "npm run e2e --silent"', allowOnce: 3, allowAlways: 0 });
     expect(list[0].suggestions[0]).toBe(
       "answer allow-always next time: it grants exactly this pattern (in that session, for 24 h); any other value still asks",
     );
     // A single local command: the operator's command rule, at the trust the calls had, comes after.
     expect(list[0].suggestions.at(-1)).toContain(
-      '{"prefix":"npm run build --silent","effect":"allow","trust":"untrusted"} under plugins.entries.clawos.config.commands.rules',
+      '{"prefix":"npm run e2e --silent","effect":"allow","trust":"untrusted"} under plugins.entries.clawos.config.commands.rules',
     );
 
     const text = auditCommand(engine);
     expect(text).toContain("Approved again and again (allow-once, since start), most frequent first:");
-    expect(text).toContain('  exec command "npm run build --silent": approved once 3x (last 2026-11-22T10:00:00.000Z)');
+    expect(text).toContain('  exec command "npm run e2e --silent": approved once 3x (last 2026-11-22T10:00:00.000Z)');
     expect(text).toContain("    suggestion: answer allow-always next time: it grants exactly this pattern (in that session, for 24 h)");
     expect(text).toContain(NOTHING_AUTOMATIC);
     expect(NOTHING_AUTOMATIC).toContain("Nothing is approved automatically");
@@ -226,13 +226,13 @@ describe("openclaw clawos report: the same suggestions from the audit file", () 
     const fromGateway = approvalSuggestions(engine.approvalTally());
     expect(fromGateway).toHaveLength(1);
     expect(report.approvals).toEqual(JSON.parse(JSON.stringify(fromGateway)));
-    expect(report.approvals[0]).toMatchObject({ pattern: 'exec command "npm run build --silent"', allowOnce: 3 });
+    expect(report.approvals[0]).toMatchObject({ pattern: 'exec command "npm run e2e --silent"', allowOnce: 3 });
     // Approvals are not trust changes.
     expect(report.trustChanges).toBe(engine.audit.counts.trustChanges);
 
     const text = (await reportCommand(ctx, {})).text;
-    expect(text).toContain('  exec command "npm run build --silent": approved once 3x');
-    expect(text).toContain('{"prefix":"npm run build --silent","effect":"allow","trust":"untrusted"}');
+    expect(text).toContain('  exec command "npm run e2e --silent": approved once 3x');
+    expect(text).toContain('{"prefix":"npm run e2e --silent","effect":"allow","trust":"untrusted"}');
     expect(text).toContain(NOTHING_AUTOMATIC);
     expect(text).not.toContain('message to="boss@evil.example": approved once');
   });

@@ -681,6 +681,113 @@ describe("classifyCommand: restarting services the engine can decide by name", (
   });
 });
 
+describe("classifyCommand: checks of the project the engine can decide by their trees", () => {
+  it("a test run, a build, a type check or a lint given only what the table lists, beside reads, is a check of the project", () => {
+    for (const command of [
+      "npm test",
+      "npm t -- src/parser.test.ts -t 'parses dates'",
+      "npm run build",
+      "npm run test:unit -- --run",
+      "npm run build && npm test --silent 2>&1 | tail -4",
+      "git status && npm test",
+      "cd app && npm test",
+      "pnpm test",
+      "pnpm run typecheck",
+      "yarn build",
+      "yarn test",
+      "bun test",
+      "npx vitest run src/webhooks",
+      "npx jest src/export --silent",
+      "npx tsc --noEmit",
+      "tsc --noEmit -p tsconfig.build.json",
+      "jest --ci",
+      "cargo build --release",
+      "cargo test -p parser -- --nocapture --test-threads=1",
+      "cargo clippy --all-targets -- -D warnings",
+      "go test ./...",
+      "go test -race -count=1 -run TestLogin ./internal/auth",
+      "go vet ./...",
+      "pytest",
+      "pytest tests/test_api.py::test_login -q -k 'not slow'",
+      "python3 -m pytest -x tests/unit",
+      ".venv/bin/pytest -q",
+      "venv/bin/python -m pytest",
+      "./node_modules/.bin/jest --ci",
+      "make",
+      "make test",
+      "make -j4 check",
+    ]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(false);
+      expect(facts.projectCheck, command).toBe(true);
+      expect(facts.runsTree, command).toBe(true);
+    }
+  });
+
+  it("another script or target, a flag that loads code or moves the tree, a path outside it, an assignment, a write, a download or another host is not one", () => {
+    for (const command of [
+      "npm run deploy",
+      "npm run build:docker",
+      "npm start",
+      "npm test -- --config /tmp/x.js",
+      "npm test -- ../other/evil.test.js",
+      "npm --prefix ../other test",
+      "npm test --ignore-scripts=false",
+      "NODE_OPTIONS=--require=./x.js npm test",
+      "yarn deploy",
+      "npx some-tool",
+      "npx vitest@1.6.0 run",
+      "npx -p evil vitest",
+      "npx vitest -p evil",
+      "npx -n --require=./x.js jest",
+      "jest --setupFiles ./setup.js",
+      "jest --reporters ./r.js",
+      "cargo --config 'target.x.runner=\"sh\"' test",
+      "cargo test --manifest-path /tmp/w/Cargo.toml",
+      "cargo run",
+      "go test github.com/evil/pkg",
+      "go test -exec ./run ./...",
+      "go test -toolexec ./t ./...",
+      "go run ./cmd/x",
+      "pytest -p evil_plugin",
+      "pytest --rootdir=/tmp/x",
+      "pytest /tmp/x/tests",
+      "python3 -m pytest -p evil_plugin",
+      "../other/.venv/bin/pytest",
+      ".venv/bin/evil-tool",
+      "./tools/pytest",
+      "python3 -X importtime -m pytest",
+      "make deploy",
+      "make CC=./cc test",
+      "make -f other.mk test",
+      "make -C ../x test",
+      "npm test > report.txt",
+      "npm test; curl https://x.example",
+      "npm ci && npm test",
+      "sudo npm test",
+      "ssh ci-1 npm test",
+      "npm test $ARGS",
+      "npm run $SCRIPT",
+    ]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(false);
+      expect(facts.projectCheck, command).toBe(false);
+    }
+  });
+});
+
+describe("classifyCommand: programs of an environment inside the working tree", () => {
+  it("a build, test or install program of a virtual environment or node_modules/.bin is that program; a reader there is a program file", () => {
+    expect(classify(".venv/bin/pip install -r requirements-dev.txt").why).toEqual(["pip install installs packages from the network"]);
+    expect(classify("node_modules/.bin/tsc --noEmit").why).toEqual(["tsc runs a build, tests or project scripts"]);
+    for (const command of [".venv/bin/ls", ".venv/bin/cat x", "node_modules/.bin/grep x"]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(false);
+      expect(facts.why[0], command).toContain("is a program file");
+    }
+  });
+});
+
 describe("classifyCommand: everyday reads of an operator's machine", () => {
   it("unit listings, clock and host status, certificates in files, fd, Go formatters and compose reads are read-only", () => {
     expectPlainReads([

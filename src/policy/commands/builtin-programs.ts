@@ -1,4 +1,4 @@
-import type { CommandRule, ProgramSpec } from "./command-rules.ts";
+import type { CheckSpec, CommandRule, ProgramSpec } from "./command-rules.ts";
 
 /**
  * The built-in program table: what each program does with its arguments. Plain data, checked at load
@@ -14,6 +14,139 @@ const VERSION = ["--version", "--help", "-h"];
 
 /** Flags a systemctl service action may take: quieter, without waiting, without asking for a password. */
 const SYSTEMCTL_QUIET = ["--no-pager", "-q", "--quiet", "--no-block", "--no-ask-password", "--system", "--user"];
+
+/**
+ * Checks of a project (`check` in the table): the builds, tests and linters that run only the
+ * tree's own code when given no more than these. A flag that names a config file, a plugin, a
+ * reporter module, an output or another directory is not here: given one, the command is a build
+ * like any other.
+ */
+/** Script names of a package manifest that build, test or lint (npm run build, yarn test:unit). */
+const CHECK_SCRIPTS = ["test", "test:*", "build", "lint", "lint:*", "typecheck", "type-check", "types", "check", "check:*", "compile", "tsc", "format:check"];
+/** Flags of JavaScript test runners, type checkers and linters, and of npm around them, that change only how much they print or when they stop. */
+const NODE_CHECK_FLAGS = [
+  "--silent",
+  "-s",
+  "--if-present",
+  "--run",
+  "--ci",
+  "--bail",
+  "--passWithNoTests",
+  "--runInBand",
+  "-i",
+  "--verbose",
+  "-v",
+  "--quiet",
+  "-q",
+  "--noEmit",
+  "--no-emit",
+  "--pretty",
+  "--color",
+  "--no-color",
+  "--colors",
+  "--no-colors",
+  "--coverage",
+  "--detectOpenHandles",
+  "--forceExit",
+  "--listTests",
+  "--no-cache",
+  "-y",
+  "--yes",
+];
+/** Their flags that take a plain word: a test name pattern, a count, a tsconfig in the working directory. */
+const NODE_CHECK_VALUES = ["-t", "--testNamePattern", "--grep", "--maxWorkers", "--testTimeout", "--max-warnings", "--shard", "-p", "--project"];
+/**
+ * The value flags a check through `npx` may take: not -p (npx's own --package, which installs another
+ * package whose program then runs) nor -n (older npx's --node-arg).
+ */
+const NPX_CHECK_VALUES = ["-t", "--testNamePattern", "--grep", "--maxWorkers", "--testTimeout", "--max-warnings", "--shard"];
+/**
+ * Test runners and type checkers `npx` (or `uvx`) may run as a check: the tree's own install of
+ * them, else the registry's package of that name, which for these names is that program's own
+ * (npm's `tsc` is TypeScript's placeholder, which names the real package). Not a name the registry
+ * may give to anyone (`npx pytest`).
+ */
+const NODE_CHECK_RUNNERS = ["jest", "vitest", "tsc", "mocha", "eslint"];
+const PYTHON_CHECK_RUNNERS = ["pytest", "ruff", "mypy"];
+/** A package manager's test command (npm test, pnpm test), its script run (npm run build) and a script by its name (yarn build). */
+const SCRIPT_TEST_CHECK: CheckSpec = { flags: NODE_CHECK_FLAGS, valueFlags: NODE_CHECK_VALUES, operands: "paths", forwards: true };
+const SCRIPT_RUN_CHECK: CheckSpec = { ...SCRIPT_TEST_CHECK, targets: CHECK_SCRIPTS };
+const SCRIPT_NAMED_CHECK: CheckSpec = { ...SCRIPT_RUN_CHECK, targetIsSubcommand: true };
+const CARGO_CHECK_FLAGS = [
+  "--release",
+  "-r",
+  "--all-targets",
+  "--workspace",
+  "--all",
+  "--all-features",
+  "--no-default-features",
+  "--lib",
+  "--bins",
+  "--tests",
+  "--examples",
+  "--doc",
+  "--locked",
+  "--frozen",
+  "--offline",
+  "-q",
+  "--quiet",
+  "-v",
+  "-vv",
+  "--verbose",
+  "--nocapture",
+  "--show-output",
+  "--ignored",
+  "--include-ignored",
+  "--exact",
+  "--no-fail-fast",
+];
+const CARGO_CHECK_VALUES = [
+  "-p",
+  "--package",
+  "--exclude",
+  "--features",
+  "-F",
+  "--bin",
+  "--test",
+  "--example",
+  "-j",
+  "--jobs",
+  "--target",
+  "--profile",
+  "--test-threads",
+  "--message-format",
+  "-D",
+  "-W",
+  "-A",
+];
+const GO_CHECK_FLAGS = ["-v", "-race", "-short", "-cover", "-failfast", "-json", "-trimpath"];
+const GO_CHECK_VALUES = ["-run", "-skip", "-count", "-timeout", "-bench", "-benchtime", "-p", "-parallel", "-tags", "-mod", "-covermode", "-vet"];
+const PYTEST_CHECK_FLAGS = [
+  "-q",
+  "-qq",
+  "-v",
+  "-vv",
+  "-x",
+  "-s",
+  "-l",
+  "-ra",
+  "-rA",
+  "--quiet",
+  "--verbose",
+  "--exitfirst",
+  "--showlocals",
+  "--lf",
+  "--last-failed",
+  "--ff",
+  "--failed-first",
+  "--sw",
+  "--stepwise",
+  "--no-header",
+  "--disable-warnings",
+  "--co",
+  "--collect-only",
+];
+const PYTEST_CHECK_VALUES = ["-k", "-m", "--tb", "--maxfail", "--durations", "-n", "-W"];
 
 const GREP_VALUES = [
   "-e",
@@ -945,26 +1078,22 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
 
   // ---- local builds and tests -------------------------------------------------------------------
   {
-    names: [
-      "make",
-      "gmake",
-      "cmake",
-      "ninja",
-      "meson",
-      "bazel",
-      "bazelisk",
-      "buck",
-      "gradle",
-      "gradlew",
-      "mvnw",
-      "ant",
-      "sbt",
-      "just",
-      "task",
-      "scons",
-      "xcodebuild",
-      "swift",
-    ],
+    // What a target runs (a doc-test step too) is whatever the tree's Makefile says.
+    names: ["make", "gmake"],
+    kind: "build",
+    runsDocs: true,
+    infoFlags: ["--version", "-v", "--help", "-h"],
+    dirFlags: ["-C", "--directory"],
+    valueFlags: ["-f", "--file", "--makefile"],
+    check: {
+      targets: ["test", "tests", "check", "build", "all", "lint", "typecheck", "unit"],
+      noTarget: true,
+      flags: ["-s", "--silent", "--quiet", "-k", "--keep-going"],
+      valueFlags: ["-j", "--jobs"],
+    },
+  },
+  {
+    names: ["cmake", "ninja", "meson", "bazel", "bazelisk", "buck", "gradle", "gradlew", "mvnw", "ant", "sbt", "just", "task", "scons", "xcodebuild", "swift"],
     kind: "build",
     // Generic runners: what a target runs (a doc-test step too) is whatever the tree's files say.
     runsDocs: true,
@@ -980,8 +1109,14 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     kind: "build",
   },
   {
+    // JavaScript's test runners, type checker and linter: checks of the project (see CHECK_SCRIPTS).
+    names: ["tsc", "eslint", "jest", "vitest", "mocha"],
+    kind: "build",
+    infoFlags: ["--version", "-v", "--help", "-h"],
+    check: { flags: NODE_CHECK_FLAGS, valueFlags: NODE_CHECK_VALUES, operands: "paths" },
+  },
+  {
     names: [
-      "tsc",
       "esbuild",
       "vite",
       "webpack",
@@ -989,12 +1124,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "parcel",
       "babel",
       "swc",
-      "eslint",
       "prettier",
       "biome",
-      "jest",
-      "vitest",
-      "mocha",
       "ava",
       "tap",
       "playwright",
@@ -1018,7 +1149,14 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   },
   {
     // Python's test runners (and coverage, which runs them) collect doctests from text files as their settings say.
-    names: ["pytest", "py.test", "pytest-3", "tox", "nox", "coverage"],
+    names: ["pytest", "py.test", "pytest-3"],
+    kind: "build",
+    runsDocs: true,
+    infoFlags: ["--version", "--help", "-h"],
+    check: { flags: PYTEST_CHECK_FLAGS, valueFlags: PYTEST_CHECK_VALUES, operands: "paths" },
+  },
+  {
+    names: ["tox", "nox", "coverage"],
     kind: "build",
     runsDocs: true,
     infoFlags: ["--version", "--help", "-h"],
@@ -1054,7 +1192,20 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     kind: "build",
     infoFlags: ["--version", "-v", "--help"],
   },
-  { names: ["npx", "pnpx", "bunx", "uvx", "pipx-run"], kind: "build", runsDocs: true, why: "runs a package's program (it may first download it)" },
+  {
+    names: ["npx", "pnpx", "bunx"],
+    kind: "build",
+    runsDocs: true,
+    why: "runs a package's program (it may first download it)",
+    check: { targets: NODE_CHECK_RUNNERS, flags: NODE_CHECK_FLAGS, valueFlags: NPX_CHECK_VALUES, operands: "paths" },
+  },
+  {
+    names: ["uvx", "pipx-run"],
+    kind: "build",
+    runsDocs: true,
+    why: "runs a package's program (it may first download it)",
+    check: { targets: PYTHON_CHECK_RUNNERS, flags: PYTEST_CHECK_FLAGS, valueFlags: PYTEST_CHECK_VALUES, operands: "paths" },
+  },
   {
     names: ["npm"],
     kind: "build",
@@ -1131,7 +1282,21 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         why: "changes the project or its packages",
       },
       {
-        names: ["test", "t", "tst", "run", "run-script", "rum", "urn", "start", "stop", "restart", "exec", "x", "rebuild", "rb", "pack", "explore"],
+        names: ["test", "t", "tst"],
+        kind: "build",
+        dirFlags: ["--prefix"],
+        why: "runs the project's scripts",
+        check: SCRIPT_TEST_CHECK,
+      },
+      {
+        names: ["run", "run-script", "rum", "urn"],
+        kind: "build",
+        dirFlags: ["--prefix"],
+        why: "runs the project's scripts",
+        check: SCRIPT_RUN_CHECK,
+      },
+      {
+        names: ["start", "stop", "restart", "exec", "x", "rebuild", "rb", "pack", "explore"],
         kind: "build",
         dirFlags: ["--prefix"],
         why: "runs the project's scripts",
@@ -1217,7 +1382,11 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     globalValueFlags: ["-C", "--dir", "--filter", "-F", "-w", "--workspace-root"],
     dirFlags: ["-C", "--dir"],
     noSubcommand: { kind: "read", operands: "strings" },
-    otherSubcommand: { kind: "build", why: "runs the project's scripts" },
+    otherSubcommand: {
+      kind: "build",
+      why: "runs the project's scripts",
+      check: SCRIPT_NAMED_CHECK,
+    },
     subcommands: [
       {
         names: ["install", "i", "add", "update", "up", "upgrade", "import", "fetch", "install-test", "it", "dedupe"],
@@ -1234,7 +1403,9 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         writes: ".",
         why: "changes the project or its packages",
       },
-      { names: ["run", "test", "t", "exec", "start", "rebuild", "rb", "pack"], kind: "build", why: "runs the project's scripts" },
+      { names: ["test", "t"], kind: "build", why: "runs the project's scripts", check: SCRIPT_TEST_CHECK },
+      { names: ["run"], kind: "build", why: "runs the project's scripts", check: SCRIPT_RUN_CHECK },
+      { names: ["exec", "start", "rebuild", "rb", "pack"], kind: "build", why: "runs the project's scripts" },
       { names: ["help"], kind: "read", operands: "strings" },
       {
         names: ["ls", "list", "ll", "la", "why", "root", "bin", "config get", "config list"],
@@ -1257,7 +1428,11 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     globalValueFlags: ["--cwd", "--cache-folder", "--modules-folder"],
     dirFlags: ["--cwd"],
     noSubcommand: { kind: "install", network: true, fetches: "node_modules", why: "installs the project's packages" },
-    otherSubcommand: { kind: "build", why: "runs the project's scripts" },
+    otherSubcommand: {
+      kind: "build",
+      why: "runs the project's scripts",
+      check: SCRIPT_NAMED_CHECK,
+    },
     subcommands: [
       {
         names: ["install", "add", "upgrade", "up", "import", "upgrade-interactive", "set version", "global add"],
@@ -1272,7 +1447,9 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         writes: ".",
         why: "changes the project or its packages",
       },
-      { names: ["run", "test", "exec", "start", "node", "workspace", "workspaces", "pack"], kind: "build", why: "runs the project's scripts" },
+      { names: ["test"], kind: "build", why: "runs the project's scripts", check: SCRIPT_TEST_CHECK },
+      { names: ["run"], kind: "build", why: "runs the project's scripts", check: SCRIPT_RUN_CHECK },
+      { names: ["exec", "start", "node", "workspace", "workspaces", "pack"], kind: "build", why: "runs the project's scripts" },
       {
         names: ["list", "ls", "why", "bin", "help", "config get", "config list"],
         kind: "build",
@@ -1301,7 +1478,9 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         outsideFlags: ["-g", "--global"],
       },
       { names: ["remove", "rm", "unlink", "pm cache", "patch"], kind: "write", writes: ".", why: "changes the project's packages" },
-      { names: ["run", "test", "x", "exec", "build", "dev"], kind: "build", why: "runs the project's code" },
+      { names: ["test"], kind: "build", why: "runs the project's code", check: { flags: NODE_CHECK_FLAGS, valueFlags: NODE_CHECK_VALUES, operands: "paths" } },
+      { names: ["run"], kind: "build", why: "runs the project's code", check: SCRIPT_RUN_CHECK },
+      { names: ["x", "exec", "build", "dev"], kind: "build", why: "runs the project's code" },
       { names: ["create", "init", "publish", "outdated", "audit"], kind: "network", network: true },
       { names: ["pm ls", "pm bin", "pm hash"], kind: "read", implicit: ".", operands: "strings" },
     ],
@@ -1315,12 +1494,24 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     otherSubcommand: { kind: "build", why: "runs a build or an extension" },
     subcommands: [
       {
-        names: ["build", "b", "check", "c", "bench", "run", "r", "clippy", "doc", "d", "fmt", "clean", "fix", "new", "init", "rustc", "rustdoc", "package"],
+        names: ["build", "b", "check", "c", "clippy"],
+        kind: "build",
+        why: "builds or runs the project",
+        check: { flags: CARGO_CHECK_FLAGS, valueFlags: CARGO_CHECK_VALUES, forwards: true },
+      },
+      {
+        names: ["bench", "run", "r", "doc", "d", "fmt", "clean", "fix", "new", "init", "rustc", "rustdoc", "package"],
         kind: "build",
         why: "builds or runs the project",
       },
       // Doc tests run the examples of the crate's documentation, a README it includes among them.
-      { names: ["test", "t"], kind: "build", runsDocs: true, why: "builds and tests the project" },
+      {
+        names: ["test", "t"],
+        kind: "build",
+        runsDocs: true,
+        why: "builds and tests the project",
+        check: { flags: CARGO_CHECK_FLAGS, valueFlags: CARGO_CHECK_VALUES, operands: "paths", forwards: true },
+      },
       { names: ["install", "uninstall", "binstall"], kind: "install", network: true, why: "installs a program from the network" },
       {
         names: ["fetch", "update", "add", "remove", "search", "publish", "login", "logout", "owner", "yank", "vendor", "generate-lockfile"],
@@ -1354,7 +1545,13 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     otherSubcommand: { kind: "build", why: "runs a tool" },
     subcommands: [
       {
-        names: ["build", "test", "run", "vet", "generate", "fmt", "clean", "tool", "fix", "work", "mod init", "mod edit", "list"],
+        names: ["build", "test", "vet"],
+        kind: "build",
+        why: "builds or runs code",
+        check: { flags: GO_CHECK_FLAGS, valueFlags: GO_CHECK_VALUES, operands: "packages" },
+      },
+      {
+        names: ["run", "generate", "fmt", "clean", "tool", "fix", "work", "mod init", "mod edit", "list"],
         kind: "build",
         why: "builds or runs code",
       },

@@ -10,6 +10,7 @@ import {
   type ProgramKind,
   type ProgramSpec,
   type ServiceActionSpec,
+  type CheckSpec,
   type SubcommandSpec,
 } from "./command-rules.ts";
 import { braceAlternatives } from "../path-rules.ts";
@@ -177,6 +178,15 @@ export interface CommandView {
   readonly serviceKinds: readonly ("systemd" | "docker" | "kubernetes")[];
   /** The words that name its actions (restart, reload, start), once each, with the other words that ask for them too. */
   readonly serviceVerbs: readonly { readonly verb: string; readonly alsoBy: readonly string[] }[];
+  /**
+   * The command is not read-only only because it builds, tests or lints the project in its working
+   * tree (`npm test`, `npm run build`, `cargo test`, `go vet ./...`, `make test`: `check` in the
+   * command table), given nothing else, beside read-only parts: no flag that loads code or changes
+   * what runs, no path outside the tree, no write, no download. It runs the code of its trees
+   * (`runsTree`); whether it may run below owner depends on whether each tree is the owner's and holds
+   * no code a session below owner wrote: the engine checks them.
+   */
+  readonly projectCheck: boolean;
   /** Irreversible actions named by matching rules ("push to a remote"). */
   readonly irreversible: readonly string[];
   /** Each irreversible action with its id, what a grant names (`git-push`: a built-in rule's id without `builtin.`). */
@@ -214,7 +224,16 @@ export function withEnvironment(view: CommandView, names: readonly string[]): Co
   const why = names.map((name) =>
     /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `the call sets ${name}, which can change what the command runs` : `the call sets ${name}`,
   );
-  return { ...view, readOnly: false, local: false, remoteRead: false, serviceAction: false, allowAt: undefined, why: [...view.why, ...why] };
+  return {
+    ...view,
+    readOnly: false,
+    local: false,
+    remoteRead: false,
+    serviceAction: false,
+    projectCheck: false,
+    allowAt: undefined,
+    why: [...view.why, ...why],
+  };
 }
 
 let defaultRules: CompiledCommandRules | undefined;
@@ -263,6 +282,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       serviceScopes: [],
       serviceKinds: [],
       serviceVerbs: [],
+      projectCheck: false,
       irreversible: [],
       irreversibleActions: [],
       programs: [],
@@ -521,6 +541,8 @@ const DOC_MODULES: ReadonlySet<string> = new Set(["pytest", "doctest", "xdoctest
 /** Program kinds whose output may come from somewhere other than the files where they run. */
 const NOT_LOCAL: ReadonlySet<ProgramKind> = new Set<ProgramKind>(["network", "install", "interpreter", "dynamic", "system", "privilege"]);
 /** A program file inside the working tree (`./gradlew`, `scripts/test.sh`): the tree's own code. */
+/** A program installed into an environment in the working directory: a virtual environment's bin, node_modules/.bin. */
+const ENVIRONMENT_BIN = /^(?:\.\/)?(?:(?:\.venv|venv|\.virtualenv)\/bin|node_modules\/\.bin)\/[^/]+$/;
 const TREE_PROGRAM = /^(?!\/|~)(?!.*(?:^|\/)\.\.(?:\/|$))/;
 
 /** A word made up for arguments only known at run time (xargs input, find's `{}`). */
@@ -640,6 +662,8 @@ class Walker {
   private readonly serviceScopes: string[] = [];
   private readonly serviceKinds: ("systemd" | "docker" | "kubernetes")[] = [];
   private readonly serviceVerbs: { verb: string; alsoBy: readonly string[] }[] = [];
+  /** Checks of the project (see CommandView.projectCheck). */
+  private checkRuns = 0;
   private readonly repositories: string[] = [];
   private readonly madeRepositories: string[] = [];
   private denyRank = -1;
@@ -683,14 +707,21 @@ class Walker {
       unknownReads: this.unknownReads,
       secrets: this.secrets,
       // One kind of decidable action at a time: a remote read beside a restart is decided as neither.
-      remoteRead: !this.readOnly && this.onlyRemoteReads && this.remoteReads > 0 && this.serviceActs === 0,
+      remoteRead: !this.readOnly && this.onlyRemoteReads && this.remoteReads > 0 && this.serviceActs === 0 && this.checkRuns === 0,
       destinations: this.destinations,
-      remoteFacts: !this.readOnly && this.onlyRemoteReads && this.remoteReads > 0 && this.serviceActs === 0 && this.remoteFactReads === this.remoteReads,
-      serviceAction: !this.readOnly && this.onlyRemoteReads && this.serviceActs > 0 && this.remoteReads === 0,
+      remoteFacts:
+        !this.readOnly &&
+        this.onlyRemoteReads &&
+        this.remoteReads > 0 &&
+        this.serviceActs === 0 &&
+        this.checkRuns === 0 &&
+        this.remoteFactReads === this.remoteReads,
+      serviceAction: !this.readOnly && this.onlyRemoteReads && this.serviceActs > 0 && this.remoteReads === 0 && this.checkRuns === 0,
       services: this.services,
       serviceScopes: this.serviceScopes,
       serviceKinds: this.serviceKinds,
       serviceVerbs: this.serviceVerbs,
+      projectCheck: this.projectCheck(),
       irreversible: this.irreversible,
       irreversibleActions: this.irreversibleActions,
       programs: this.programs,
@@ -702,11 +733,37 @@ class Walker {
     };
   }
 
+  /** See CommandView.projectCheck: only checks beside reads, and nothing that writes, downloads or runs other code. */
+  private projectCheck(): boolean {
+    return (
+      !this.readOnly &&
+      this.onlyRemoteReads &&
+      this.checkRuns > 0 &&
+      this.remoteReads === 0 &&
+      this.serviceActs === 0 &&
+      this.writes.length === 0 &&
+      this.copies.length === 0 &&
+      this.fetches.length === 0 &&
+      this.installs.length === 0 &&
+      this.codeFiles.length === 0 &&
+      !this.runsInput &&
+      !this.unknownReads &&
+      this.secrets.length === 0 &&
+      this.irreversible.length === 0
+    );
+  }
+
   // ---- facts ------------------------------------------------------------------------------------
 
   private notReadOnly(reason: string): void {
     if (this.remoteDepth === 0) this.onlyRemoteReads = false;
     else this.remoteActs = true;
+    this.remoteOnly(reason);
+  }
+
+  /** Not read-only only because it checks the project (see CommandView.projectCheck). */
+  private checkOnly(reason: string): void {
+    this.checkRuns++;
     this.remoteOnly(reason);
   }
 
@@ -1087,7 +1144,13 @@ class Walker {
     }
     let name = first.text;
     if (name.includes("/")) {
-      if (SYSTEM_BIN.test(name)) name = name.slice(name.lastIndexOf("/") + 1);
+      // A program of the system is the program it names. So is a build, test or install program of
+      // an environment inside the working tree (`.venv/bin/pytest`, `node_modules/.bin/jest`): it runs
+      // the tree, whose files (the environment's included) are checked as its code. Any other
+      // program there (one named like a reader: `.venv/bin/ls`) is a program file.
+      const base = name.slice(name.lastIndexOf("/") + 1);
+      const kind = ENVIRONMENT_BIN.test(name) ? this.rules.programs.get(base)?.spec.kind : undefined;
+      if (SYSTEM_BIN.test(name) || kind === "build" || kind === "install" || kind === "interpreter") name = base;
       else {
         if (!ctx.remote) add(this.programs, name);
         if (!TREE_PROGRAM.test(name)) this.local = false;
@@ -1525,7 +1588,10 @@ class Walker {
     }
 
     const isRead = b.kind === "read" || (b.queryFlags !== undefined && args.some((w) => !w.dynamic && queries(b, w.text)));
-    if (!isRead) this.notReadOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
+    // A check of the project given only what its entry lists (npm test, cargo test --release).
+    const checking = !isRead && b.check !== undefined && this.remoteDepth === 0 && !ctx.remote && checksOnly(b.check, label, args);
+    if (checking) this.checkOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
+    else if (!isRead) this.notReadOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
     if (NOT_LOCAL.has(b.kind)) this.local = false;
     // A build runs the tree's code; so does an install (lifecycle scripts, a Gemfile, setup.py, composer scripts).
     const runsHere = b.kind === "build" || b.kind === "install" || (b.runsTree === true && !isRead);
@@ -3157,7 +3223,10 @@ class Walker {
           this.notReadOnly(`${label} -m ${module} creates a virtual environment`);
           return;
         }
-        this.notReadOnly(`${label} -m ${module ?? ""} runs code`.replace("  ", " "));
+        // `python -m pytest`, given only what pytest may be given as a check, is that check.
+        const check = i === 0 && module === "pytest" ? this.rules.programs.get("pytest")?.spec.check : undefined;
+        if (check && this.remoteDepth === 0 && !ctx.remote && checksOnly(check, "pytest", rest)) this.checkOnly(`${label} -m pytest runs code`);
+        else this.notReadOnly(`${label} -m ${module ?? ""} runs code`.replace("  ", " "));
         // The module is looked up in the working directory first, and a test runner runs the tree
         // (and the trees it is pointed at: python -m pytest ~/proj/tests).
         this.runsCode(ctx);
@@ -3795,6 +3864,76 @@ const PLAIN_PAGER = /^(?:GIT_PAGER|PAGER|SYSTEMD_PAGER|MANPAGER)=(?:cat|''|"")?$
 /** sudo's flags that change only who runs the command and how it asks: a user or group, no prompt, a fresh timestamp, the target's home. */
 const SUDO_PLAIN = new Set(["-n", "--non-interactive", "-k", "--reset-timestamp", "-H", "--set-home", "-S", "--stdin"]);
 const SUDO_PLAIN_VALUES = new Set(["-u", "--user", "-g", "--group"]);
+
+/**
+ * A check's arguments are only what its entry lists (`check` in the command table): its target (a
+ * script, a make target, the test runner npx runs), flags that neither load code nor change what
+ * runs, plain values for the value flags (a test name), and paths inside the working tree. Anything
+ * else (a config file, a plugin, a variable assignment, an absolute path, a URL, a module address)
+ * may run other code, so the command is decided as any build.
+ */
+function checksOnly(spec: CheckSpec, label: string, args: readonly Word[]): boolean {
+  let target = spec.targets === undefined || spec.targetIsSubcommand === true;
+  if (spec.targetIsSubcommand && spec.targets && !spec.targets.some((t) => targetMatches(t, label.slice(label.lastIndexOf(" ") + 1)))) return false;
+  let forwarded = false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i];
+    if (w.dynamic || w.process) return false;
+    const t = w.text;
+    if (t === "--" && !forwarded) {
+      if (spec.forwards !== true || !target) return false;
+      forwarded = true;
+      continue;
+    }
+    if (t.startsWith("-") && t.length > 1) {
+      const eq = t.indexOf("=");
+      const flag = eq === -1 ? t : t.slice(0, eq);
+      // A one-letter value flag may hold its value (make -j4, pytest -n2).
+      const attached = eq === -1 && !t.startsWith("--") && t.length > 2 && !has(spec.flags, t) && has(spec.valueFlags, t.slice(0, 2));
+      if (attached) {
+        if (!CHECK_VALUE.test(t.slice(2))) return false;
+      } else if (has(spec.valueFlags, flag)) {
+        const value = eq === -1 ? args[++i] : literalWord(t.slice(eq + 1));
+        if (!value || value.dynamic || value.process || !CHECK_VALUE.test(value.text)) return false;
+      } else if (eq !== -1 || !has(spec.flags, flag)) return false;
+      continue;
+    }
+    if (!target && !forwarded) {
+      if (!spec.targets?.some((pattern) => targetMatches(pattern, t))) return false;
+      target = true;
+      continue;
+    }
+    const operands = spec.operands ?? "none";
+    if (operands === "none") return false;
+    if (operands === "packages" ? !GO_LOCAL_PACKAGE.test(t) || t.split("/").includes("..") : !treePathOperand(t)) return false;
+  }
+  return target || spec.noTarget === true;
+}
+
+/** A check's target against a name of the table: exact, or a prefix before a trailing `*` (test:*). */
+function targetMatches(pattern: string, name: string): boolean {
+  return pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) && name.length >= pattern.length : name === pattern;
+}
+
+/**
+ * A check's flag value: a word such as a test name or a number, never a path, a URL, an assignment,
+ * a directory above (`tsc -p ..`) or what a shell would expand (some package managers hand the
+ * arguments they forward to a shell again: `$(...)`, a pipe).
+ */
+const CHECK_VALUE = /^(?!\.+$)[A-Za-z0-9_ .,:^[\]*+?{}-]{1,200}$/;
+/** The characters of a check's path or filter operand: none a shell would read again (a quote, `$`, `;`, a space). */
+const TREE_OPERAND = /^[A-Za-z0-9_./*?[\]{}+,%^-]+$/;
+/** Go's own packages: `.`, `./...`, `./internal/x`. */
+const GO_LOCAL_PACKAGE = /^\.(?:\/[A-Za-z0-9_.\-/]*)?$/;
+
+/**
+ * A test file, directory or name filter inside the working tree: relative, no `..`, no URL, no
+ * assignment, no package address (pytest's `tests/test_api.py::test_login` is a test in a file).
+ */
+function treePathOperand(text: string): boolean {
+  if (text === "" || /^[~/]/.test(text) || !TREE_OPERAND.test(text.replaceAll("::", ""))) return false;
+  return !text.split("/").includes("..");
+}
 
 /** The words before sudo's command are only plain flags (`SUDO_PLAIN`, `-u root`). */
 function plainSudo(flags: readonly Word[]): boolean {

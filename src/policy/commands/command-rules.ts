@@ -264,6 +264,35 @@ const behaviourFields = {
       },
     ),
   ),
+  check: Type.Optional(
+    Type.Object(
+      {
+        targets: Type.Optional(
+          Type.Array(Type.String({ pattern: "^[A-Za-z0-9_.:-]+\\*?$", maxLength: 64 }), {
+            minItems: 1,
+            description:
+              "the script, target or program it must be given, as its first operand (npm run build, make test, npx vitest) or, with targetIsSubcommand, as the subcommand word (yarn build); a trailing * matches any rest (test:*)",
+          }),
+        ),
+        targetIsSubcommand: Type.Optional(Type.Boolean({ description: "the target is the subcommand word itself (yarn build runs the build script)" })),
+        noTarget: Type.Optional(Type.Boolean({ description: "with targets: given none, it is a check too (make alone builds the default target)" })),
+        flags: flagList("flags it may be given that neither load code nor change what it runs (--silent, -q, --release)"),
+        valueFlags: flagList("flags it may be given whose value is a plain word, neither a path nor code (a test name filter: -t, -k, -run)"),
+        operands: Type.Optional(
+          Type.Union([Type.Literal("none"), Type.Literal("paths"), Type.Literal("packages")], {
+            description:
+              "its other operands: none; paths (test files or name filters inside the working tree: relative, no .., no URL, no assignment); packages (Go's: . or ./ paths only, never a module address it would download)",
+          }),
+        ),
+        forwards: Type.Optional(Type.Boolean({ description: "after --, the arguments go to the script's test runner: the same flags and paths only" })),
+      },
+      {
+        additionalProperties: false,
+        description:
+          "the program builds, tests or lints the project in its working tree (npm test, cargo test, go vet ./..., make test) when given only what this lists: below owner such a check may run when every tree it runs is one of the trusted paths and holds no code a session below owner wrote (the engine checks the trees); given anything else it runs like any build",
+      },
+    ),
+  ),
   listsOnly: Type.Optional(
     Type.Boolean({
       description:
@@ -294,6 +323,7 @@ export type SubcommandSpec = Static<typeof SubcommandSchema>;
 const BehaviourSchema = Type.Object(behaviourFields, { additionalProperties: false });
 export type Behaviour = Static<typeof BehaviourSchema>;
 export type ServiceActionSpec = NonNullable<Behaviour["serviceAction"]>;
+export type CheckSpec = NonNullable<Behaviour["check"]>;
 
 export const WrapperSchema = Type.Object(
   {
