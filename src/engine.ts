@@ -168,7 +168,8 @@ export class Engine {
         // unless something its trees hold or git's settings already lowered the call.
         const named = here ? policy.decidedCommandValues(facts) : undefined;
         const service = named || !here ? undefined : policy.serviceActionOf(facts);
-        const check = named || service || !here || tree || settings ? undefined : policy.projectCheckOf(facts);
+        const args = tool.via ? bridgedArgs(call.params) : call.params;
+        const check = named || service || !here || tree || settings || startsLeftRunning(args) ? undefined : policy.projectCheckOf(facts);
         if (named) decision = withProvenance(decision, required, this.taint.verdicts(call, named, required));
         else if (service) decision = withProvenance(decision, required, this.taint.serviceVerdicts(call, service, required));
         else if (check) decision = withProvenance(decision, required, this.taint.projectVerdicts(call, check, required));
@@ -566,6 +567,18 @@ export class Engine {
  * it names, or for a send that names none the turn's (the host sends there), its `accountId`, and
  * who drove the turn (the owner, or a sender by channel and id).
  */
+/**
+ * An exec the host starts in the background or on a terminal (`background`, `pty`): it keeps
+ * running, and a test runner that watches its tree would run what is written there later. A check
+ * of the project below owner must be one the gate sees start and, unless the host leaves it
+ * running, end.
+ */
+function startsLeftRunning(params: unknown): boolean {
+  if (!params || typeof params !== "object") return false;
+  const p = params as Record<string, unknown>;
+  return p.background === true || p.pty === true;
+}
+
 function callPlace(call: ToolCall, decision: Decision): { channel?: string; account?: string; driver?: string } {
   const own = (decision.via !== undefined ? bridgedArgs(call.params) : call.params) as { channel?: unknown; accountId?: unknown } | undefined;
   // A send that names no channel goes out on the turn's; other tools act where they act.

@@ -45,3 +45,28 @@ export function runningId(content: unknown): string | undefined {
   const { status, sessionId } = details as { status?: unknown; sessionId?: unknown };
   return status === "running" && typeof sessionId === "string" && sessionId.length > 0 && sessionId.length <= 128 ? sessionId : undefined;
 }
+
+/**
+ * The host's ids of runs its result reports ended: a poll, a log or a kill (`details.status`
+ * completed or failed, `details.sessionId`), or a listing (`details.sessions`, each with its status).
+ */
+export function endedRunIds(content: unknown): string[] {
+  if (!content || typeof content !== "object") return [];
+  const details = (content as { details?: unknown }).details;
+  if (!details || typeof details !== "object") return [];
+  const { status, sessionId, sessions } = details as { status?: unknown; sessionId?: unknown; sessions?: unknown };
+  const ended: string[] = [];
+  if ((status === "completed" || status === "failed") && isRunId(sessionId)) ended.push(sessionId);
+  if (Array.isArray(sessions)) {
+    for (const run of sessions.slice(0, 1_000)) {
+      if (!run || typeof run !== "object") continue;
+      const { status: each, sessionId: id } = run as { status?: unknown; sessionId?: unknown };
+      if (typeof each === "string" && each !== "running" && isRunId(id)) ended.push(id);
+    }
+  }
+  return ended;
+}
+
+function isRunId(value: unknown): value is string {
+  return typeof value === "string" && value.length > 0 && value.length <= 128;
+}

@@ -92,6 +92,10 @@ export interface ArgumentValue {
 }
 
 const VALUE_SHOWN = 120;
+/** Source code by its extension, as a build or a test runner would take it. */
+const RECEIVED_CODE = /\.(?:py|pyw|js|mjs|cjs|jsx|ts|mts|cts|tsx|sh|bash|zsh|go|rs|rb|php|pl|java|kt|swift|c|cc|cpp|h|hpp|cs|lua|ex|exs)$/i;
+/** Attachments looked at for code; past it, the directory counts as holding some. */
+const MAX_RECEIVED_LOOKED_AT = 2_000;
 /** Inputs that come from a person (or a parent session) rather than from a tool's output. */
 const PERSON_KINDS: ReadonlySet<string> = new Set(["requester", "message", "subagent"]);
 const MAX_STRINGS = 20_000;
@@ -298,13 +302,21 @@ export class Provenance {
     if (!this.labels.intact) return { ok: false, note: "the file labels could not be read, so what wrote its code is not known" };
     if (!this.settings.trusted(dir, agentId))
       return { ok: false, note: "it is outside the trusted paths (provenance.trustedPaths), so its code is not known to be the owner's" };
-    let root = dir;
-    for (let up = dirname(root); up !== root && this.settings.trusted(up, agentId); up = dirname(up)) root = up;
+    const root = this.treeRoot(dir, agentId);
+    const received = this.receivedCode(root, agentId);
+    if (received) return { ok: false, note: `it holds ${received}, which OpenClaw saved from a message (a test runner may collect it)` };
     const low = this.labels.lowestCodeUnder(root, "owner", true, (path) => this.settings.hostWritten(path, agentId) !== undefined);
     if (!low) return { ok: true };
     const by = low.label.by ? `session ${low.label.by}` : "a session";
     const where = root === dir ? "it holds" : `${root}, where it runs, holds`;
     return { ok: false, note: `${where} ${low.path}, which ${by} wrote at ${codeLevel(low.label)}` };
+  }
+
+  /** The outermost trusted directory that holds `dir` (`dir` itself when its parent is not trusted). */
+  treeRoot(dir: string, agentId: string | undefined): string {
+    let root = dir;
+    for (let up = dirname(root); up !== root && this.settings.trusted(up, agentId); up = dirname(up)) root = up;
+    return root;
   }
 
   fileTrust(forms: readonly string[], agentId: string | undefined, fallback: TrustLevel): { level: TrustLevel; label?: FileLabel } {
@@ -373,6 +385,25 @@ export class Provenance {
    * workspace or one above it), if any of it exists: its label. Those files sit at the workspace's
    * top level, so its entries are all that is looked at.
    */
+  /**
+   * A file of source code among the attachments OpenClaw saved in the workspace from messages
+   * (`media/inbound/`, written without a tool call, so without a label), when `root` holds the
+   * workspace: a test runner collects such a file by its name (pytest's `test_*.py`) whoever sent it.
+   */
+  private receivedCode(root: string, agentId: string | undefined): string | undefined {
+    const workspace = this.settings.workspace(agentId);
+    if (root !== workspace && !workspace.startsWith(root.endsWith("/") ? root : `${root}/`)) return undefined;
+    const inbound = join(workspace, "media", "inbound");
+    let names: string[];
+    try {
+      names = readdirSync(inbound, { recursive: true }) as string[];
+    } catch {
+      return undefined;
+    }
+    const code = names.slice(0, MAX_RECEIVED_LOOKED_AT).find((name) => RECEIVED_CODE.test(name));
+    return code === undefined ? (names.length > MAX_RECEIVED_LOOKED_AT ? join(inbound, names[MAX_RECEIVED_LOOKED_AT]) : undefined) : join(inbound, code);
+  }
+
   private hostWrittenBelow(dir: string, agentId: string | undefined): string | undefined {
     const workspace = this.settings.workspace(agentId);
     if (dir !== workspace && !workspace.startsWith(dir.endsWith("/") ? dir : `${dir}/`)) return undefined;

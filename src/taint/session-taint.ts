@@ -4,7 +4,7 @@ import type { CompiledPolicy, ServiceAction } from "../policy/compiled-policy.ts
 import type { Decision } from "../policy/decision.ts";
 import { bridgedArgs, normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/tool-names.ts";
 import { RecentCalls, type CallMemo } from "./recent-calls.ts";
-import { BackgroundRuns, runningId } from "./background-runs.ts";
+import { BackgroundRuns, endedRunIds, runningId } from "./background-runs.ts";
 import { ListedEntries, type ListedEntry } from "./listed-entries.ts";
 import { ActionRequests, systemEventLines } from "./action-requests.ts";
 import { isSendReceipt, namingValues } from "./values.ts";
@@ -146,6 +146,8 @@ export class SessionTaint {
   /** Recent decided calls: results of blocked calls do not taint, tool_call results use the inner tool. */
   private readonly calls = new RecentCalls(20_000);
   private readonly background = new BackgroundRuns();
+  /** Checks of the project allowed below owner that the host left running, by session and run id: the trusted directories they run. */
+  private readonly runningChecks = new Map<string, string[]>();
   private readonly listed = new ListedEntries();
   /** What persons' messages asked to be done to services (see `serviceVerdicts`). */
   private readonly requests = new ActionRequests();
@@ -213,7 +215,34 @@ export class SessionTaint {
   /** Where each of a call's security-relevant arguments came from, at the trust the call needs. */
   verdicts(call: Pick<ToolCall, "sessionKey" | "agentId" | "requester">, values: readonly ArgumentValue[], required: TrustLevel): ArgumentVerdict[] {
     const state = call.sessionKey ? this.store.peek(call.sessionKey) : undefined;
-    return values.map((value) => this.ownAddress(value, call.requester?.channel) ?? this.provenance.verdict(state, value, required, call.agentId));
+    return values.map(
+      (value) =>
+        this.ownAddress(value, call.requester?.channel) ?? this.underRunningCheck(value) ?? this.provenance.verdict(state, value, required, call.agentId),
+    );
+  }
+
+  /**
+   * A file a call below owner would write where a check of the project that started below owner is
+   * still running (the host left it running past its yield window): a test runner that watches its
+   * tree runs what is written there next, with nothing more to decide. Not allowed until the check
+   * ends (a poll that finds it done) or is stopped.
+   */
+  private underRunningCheck(value: ArgumentValue): ArgumentVerdict | undefined {
+    if (value.role !== "path" || value.reads === true || this.runningChecks.size === 0) return undefined;
+    const forms = value.resolved ?? [];
+    for (const [run, roots] of this.runningChecks) {
+      const root = roots.find((r) => forms.some((path) => path === r || path.startsWith(r.endsWith("/") ? r : `${r}/`)));
+      if (root === undefined) continue;
+      return {
+        argument: value.argument,
+        role: value.role,
+        value: shownValue(value.raw),
+        verdict: "tainted",
+        allowed: false,
+        note: `a check of the project that started below owner is still running in ${root} (run ${run.slice(run.indexOf("\u0000") + 1)}), and a test runner that watches would run what is written there; wait until it ends, or stop it, then write`,
+      };
+    }
+    return undefined;
   }
 
   /**
@@ -528,6 +557,10 @@ export class SessionTaint {
       // A command that updated a work tree in place has finished unless it was left running or cut short.
       const settled = !result.synthetic && !result.failed && runningId(result.content) === undefined;
       this.workTrees.finish(callKey(result.sessionKey, result.toolCallId), this.now(), settled);
+    }
+    // The host's report that a run ended (a poll, a log, a kill) ends what a check left running held back.
+    if (this.runningChecks.size > 0 && result.sessionKey && !result.synthetic) {
+      for (const ended of endedRunIds(result.content)) this.runningChecks.delete(`${result.sessionKey}\u0000${ended}`);
     }
     return this.taintFromResult(result);
   }
@@ -1086,6 +1119,12 @@ export class SessionTaint {
   private noteBackground(result: ToolResult, runId: string, level: TrustLevel, memo: CallMemo | undefined): void {
     if (!result.sessionKey) return;
     const command = memo?.facts?.command;
+    // A check allowed below owner that keeps running may watch its tree: writes there below owner wait for it.
+    if (command?.view.projectCheck && memo?.decision.outcome === "allow" && memo.decision.rules.some((r) => r.rule === "provenance.endorsed")) {
+      const roots = [...new Set([command.cwd, ...treeDirsOf(command, this.policy.home)].map((dir) => this.provenance.treeRoot(dir, memo.agentId)))];
+      if (this.runningChecks.size >= MAX_RUNNING_CHECKS) this.runningChecks.delete(this.runningChecks.keys().next().value as string);
+      this.runningChecks.set(`${result.sessionKey}\u0000${runId}`, roots);
+    }
     const tree = command && !command.view.readOnly && command.view.local ? command.cwd : undefined;
     this.background.note(result.sessionKey, runId, { level, ...(tree ? { tree } : {}), ...(memo?.agentId ? { agentId: memo.agentId } : {}) });
   }
@@ -1536,6 +1575,12 @@ function treeDirsOf(command: NonNullable<CallFacts["command"]>, home: string): s
     .filter((d) => !d.startsWith("~"))
     .map((d) => resolvePath(command.cwd, d));
 }
+
+/**
+ * Checks left running that are remembered. Past it the oldest is forgotten (writes there are then
+ * decided as before): a gateway rarely has more runs alive at once.
+ */
+const MAX_RUNNING_CHECKS = 256;
 
 /** Why a check's tree is the owner's, for its verdict. */
 const OWN_TREE = "a trusted path whose code no session below owner wrote";

@@ -1891,10 +1891,66 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
       expect(engine.gate(call("write", { params: { path, content: "<script setup>x()</script>" } })).outcome, path).toBe("allow");
       expect(engine.gate(call("exec", { params: { command } })).outcome, command).toBe("block");
     }
+    // Attachments OpenClaw saved from messages carry no label: source code among them asks, a photo does not.
+    const inbound = lowered();
+    mkdirSync(join(inbound.workspace, "media", "inbound"), { recursive: true });
+    writeFileSync(join(inbound.workspace, "media", "inbound", "IMG_2041---5f1c.jpg"), "jpeg");
+    expect(inbound.engine.gate(call("exec", { params: { command: "pytest -q" } })).outcome).toBe("allow");
+    writeFileSync(join(inbound.workspace, "media", "inbound", "test_repro---bd92.py"), "import os");
+    const collected = inbound.engine.gate(call("exec", { params: { command: "pytest -q" } }));
+    expect(collected.outcome).toBe("block");
+    expect(blockReason(collected)).toContain("test_repro---bd92.py, which OpenClaw saved from a message");
     // So is a note: below owner, a check asks until the owner vouches for it (/clawos files trust).
     const notes = lowered();
     expect(notes.engine.gate(call("write", { params: { path: "notes/desks.md", content: "# Desks" } })).outcome).toBe("allow");
     expect(notes.engine.gate(call("exec", { params: { command: "npm test" } })).outcome).toBe("block");
+  });
+
+  it("a check below owner must end where the gate sees it: started in the background it asks; left running, writes below owner in its tree wait", () => {
+    const { engine, workspace } = lowered();
+    mkdirSync(join(workspace, "src"), { recursive: true });
+    for (const params of [
+      { command: "npm test", background: true },
+      { command: "npx vitest", pty: true },
+      { command: "npm test &" },
+      { command: "nohup npm test" },
+    ]) {
+      expect(engine.gate(call("exec", { params })).outcome, JSON.stringify(params)).toBe("block");
+    }
+    // A check the host left running past its yield window (a runner that watches, say).
+    const params = { command: "npm test" };
+    expect(engine.gate(call("exec", { toolCallId: "t1", params })).outcome).toBe("allow");
+    engine.observeResult({
+      toolName: "exec",
+      toolCallId: "t1",
+      sessionKey: MAIN,
+      isSubagent: false,
+      params,
+      content: {
+        content: [{ type: "text", text: "Command still running (session brisk-wren, pid 4242)." }],
+        details: { status: "running", sessionId: "brisk-wren" },
+      },
+    });
+    const write = engine.gate(call("write", { params: { path: "src/slug.js", content: "export const slug = 1;" } }));
+    expect(write.outcome).toBe("block");
+    expect(blockReason(write)).toContain(`a check of the project that started below owner is still running in ${workspace} (run brisk-wren)`);
+    // Another session below owner writing there waits too; the owner's own session does not.
+    expect(engine.gate(call("write", { sessionKey: "agent:main:owner", params: { path: "src/x.js", content: "x" } })).outcome).toBe("allow");
+    ownerSays(engine, "look up slug libraries", "agent:main:other");
+    result(engine, "web_search", { query: "slug" }, "Top slug libraries of 2026, reviewed", "o1", "agent:main:other");
+    expect(engine.gate(call("write", { sessionKey: "agent:main:other", params: { path: "src/y.js", content: "y" } })).outcome).toBe("block");
+    // The poll that finds it done ends the wait.
+    const poll = { action: "poll", sessionId: "brisk-wren" };
+    expect(engine.gate(call("process", { toolCallId: "p1", params: poll })).outcome).toBe("allow");
+    engine.observeResult({
+      toolName: "process",
+      toolCallId: "p1",
+      sessionKey: MAIN,
+      isSubagent: false,
+      params: poll,
+      content: { content: [{ type: "text", text: "Tests: 12 passed" }], details: { status: "completed", sessionId: "brisk-wren", exitCode: 0 } },
+    });
+    expect(engine.gate(call("write", { params: { path: "src/slug.js", content: "export const slug = 1;" } })).outcome).toBe("allow");
   });
 
   it("a check a person below owner asks for is theirs: a stranger's or a sub-agent's session asks", () => {

@@ -146,7 +146,8 @@ const PYTEST_CHECK_FLAGS = [
   "--co",
   "--collect-only",
 ];
-const PYTEST_CHECK_VALUES = ["-k", "-m", "--tb", "--maxfail", "--durations", "-n", "-W"];
+/** Not -W: a warning filter names a category by its module, which pytest imports (-W ignore::some.module.X). */
+const PYTEST_CHECK_VALUES = ["-k", "-m", "--tb", "--maxfail", "--durations", "-n"];
 
 const GREP_VALUES = [
   "-e",

@@ -664,6 +664,8 @@ class Walker {
   private readonly serviceVerbs: { verb: string; alsoBy: readonly string[] }[] = [];
   /** Checks of the project (see CommandView.projectCheck). */
   private checkRuns = 0;
+  /** Something it starts keeps running after it returns (`&`, nohup, setsid). */
+  private detached = false;
   private readonly repositories: string[] = [];
   private readonly madeRepositories: string[] = [];
   private denyRank = -1;
@@ -739,6 +741,8 @@ class Walker {
       !this.readOnly &&
       this.onlyRemoteReads &&
       this.checkRuns > 0 &&
+      !this.detached &&
+      !this.programs.some((name) => DETACHING.has(name)) &&
       this.remoteReads === 0 &&
       this.serviceActs === 0 &&
       this.writes.length === 0 &&
@@ -960,6 +964,8 @@ class Walker {
     let fallback: readonly string[] | undefined;
     for (const pipeline of script.pipelines) {
       const before = ctx.cwds;
+      // A background job outlives the command that started it (see CommandView.projectCheck).
+      if (pipeline.next === "&") this.detached = true;
       if (pipeline.commands.length > 1 || pipeline.next === "&") {
         // Each part of a pipeline, and a background job, runs in a subshell.
         for (const command of pipeline.commands) this.walkCommand(command, { ...ctx });
@@ -3923,6 +3929,8 @@ function targetMatches(pattern: string, name: string): boolean {
 const CHECK_VALUE = /^(?!\.+$)[A-Za-z0-9_ .,:^[\]*+?{}-]{1,200}$/;
 /** The characters of a check's path or filter operand: none a shell would read again (a quote, `$`, `;`, a space). */
 const TREE_OPERAND = /^[A-Za-z0-9_./*?[\]{}+,%^-]+$/;
+/** Programs that leave what they start running after the command returns. */
+const DETACHING: ReadonlySet<string> = new Set(["nohup", "setsid", "disown", "daemonize", "start-stop-daemon", "screen", "tmux"]);
 /** Go's own packages: `.`, `./...`, `./internal/x`. */
 const GO_LOCAL_PACKAGE = /^\.(?:\/[A-Za-z0-9_.\-/]*)?$/;
 
