@@ -45,31 +45,122 @@ export const CREDENTIAL_FORMATS: readonly RegExp[] = [
 ];
 const TOKEN = new RegExp(CREDENTIAL_FORMATS.map((pattern) => `(?:${pattern.source})`).join("|"), "g");
 
-/** The characters keys and tokens are made of; a run of them long enough to be one is looked into (`keyRuns`). */
+/** The characters keys and tokens are made of; a run of them long enough to be one is looked into (`survey`). */
 const SHORTEST_RUN = 16;
-/** Per ASCII code: 0 not a key character, 1 a separator inside keys (`_+/=.:-`), 2 a letter, 3 a digit. */
-const KIND = new Uint8Array(128);
-for (const c of "_+/=.:-") KIND[c.charCodeAt(0)] = 1;
-for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") KIND[c.charCodeAt(0)] = 2;
-for (const c of "0123456789") KIND[c.charCodeAt(0)] = 3;
+
+// What `survey` notes besides the runs: each mark is something a later pattern cannot match
+// without, so a pattern whose mark is absent is not run at all (most text a call sends holds none
+// of them, and each pattern would otherwise read the whole text once more). Words are looked for in
+// ASCII only: a case-insensitive pattern without the `u` flag matches an ASCII letter only with an
+// ASCII letter, and text with other characters is normalised (NFKC) before it is surveyed.
 
 /**
- * The runs of key characters at least `SHORTEST_RUN` long that hold a random-looking stretch (12 or
- * more letters and digits in a row, a digit among them: every key format has one; a link or a
- * path of words does not), found in one pass over the text.
+ * A character outside printable ASCII, tab and line breaks (`[^ -~\t\n\r]`): only then are
+ * invisible characters and look-alike dashes looked for (the text is normalised and surveyed again).
  */
-function keyRuns(text: string): string[] {
-  const out: string[] = [];
+const OTHER_CHARACTER = 1;
+/** `sec`, `tok`, `pas`, `pwd`, `key`, `cre` or `_au` in any case: what every word of `SETTING_WORDS` holds. */
+const SETTING_WORD = 2;
+/** `bea` or `aut` in any case: what `bearer` and `authorization` hold (`HEADER`). */
+const HEADER_WORD = 4;
+/** Three dashes in a row (`PRIVATE_KEY`'s armour). */
+const DASHES_3 = 8;
+/** An `@` (`URL_PASSWORD`). */
+const AT_SIGN = 16;
+/** A `%` (`ESCAPE`). */
+const PERCENT = 32;
+/** `-u`, which `-u` and `--user` hold (`USER_PASSWORD_FLAG`). */
+const DASH_U = 64;
+
+/**
+ * Per ASCII code: in the low two bits 0 not a key character, 1 a separator inside keys
+ * (`_+/=.:-`), 2 a letter, 3 a digit; 4 a character a mark looks at (`-u@%`); 8 a control
+ * character (`OTHER_CHARACTER`).
+ */
+const ASCII = new Uint8Array(128);
+for (const c of "_+/=.:-") ASCII[c.charCodeAt(0)] = 1;
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") ASCII[c.charCodeAt(0)] = 2;
+for (const c of "0123456789") ASCII[c.charCodeAt(0)] = 3;
+for (const c of "-u@%") ASCII[c.charCodeAt(0)] |= 4;
+for (let c = 0; c < 128; c++) if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 127) ASCII[c] |= 8;
+/** Per ASCII code, the code in lower case. */
+const LOWER = new Uint8Array(128);
+for (let c = 0; c < 128; c++) LOWER[c] = c >= 65 && c <= 90 ? c + 32 : c;
+/**
+ * The three-letter words the marks look for, by their last letter (no two share one): the word as
+ * three character codes in one number, to compare with the last three characters read, and its mark.
+ */
+const TRIGRAM = new Int32Array(128);
+const TRIGRAM_MARK = new Uint8Array(128);
+for (const [word, mark] of [
+  ["sec", SETTING_WORD],
+  ["tok", SETTING_WORD],
+  ["pas", SETTING_WORD],
+  ["pwd", SETTING_WORD],
+  ["key", SETTING_WORD],
+  ["cre", SETTING_WORD],
+  ["_au", SETTING_WORD],
+  ["bea", HEADER_WORD],
+  ["aut", HEADER_WORD],
+] as const) {
+  const last = word.charCodeAt(2);
+  TRIGRAM[last] = (word.charCodeAt(0) << 16) | (word.charCodeAt(1) << 8) | last;
+  TRIGRAM_MARK[last] = mark;
+}
+
+interface Survey {
+  /** The runs of key characters that may hold a key. */
+  readonly runs: string[];
+  /** The marks found (`OTHER_CHARACTER` ...). */
+  readonly marks: number;
+}
+
+/**
+ * One pass over the text: the runs of key characters at least `SHORTEST_RUN` long that hold a
+ * random-looking stretch (12 or more letters and digits in a row, a digit among them: every key
+ * format has one; a link or a path of words does not), and the marks the other patterns need
+ * (the patterns are only run on text that has theirs). With `stopAtOther`, it stops at the first
+ * character outside printable ASCII: the caller normalises the text and surveys that instead.
+ */
+function survey(text: string, stopAtOther: boolean): Survey {
+  const runs: string[] = [];
   const length = text.length;
+  let marks = 0;
   let start = -1;
   let streak = 0;
   let digit = false;
   let random = false;
+  /** The last three characters read, lower case, one per byte (0 for one outside ASCII). */
+  let last3 = 0;
+  let previous = 0;
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
-    const kind = c < 128 ? KIND[c] : 0;
+    let info = 0;
+    if (c < 128) {
+      info = ASCII[c];
+      const lower = LOWER[c];
+      last3 = ((last3 << 8) | lower) & 0xffffff;
+      if (last3 === TRIGRAM[lower]) marks |= TRIGRAM_MARK[lower];
+      if ((info & 12) !== 0) {
+        if ((info & 8) !== 0) {
+          marks |= OTHER_CHARACTER;
+          if (stopAtOther) return { runs, marks };
+        } else if (c === 45) {
+          if (previous === 45 && text.charCodeAt(i - 2) === 45) marks |= DASHES_3;
+        } else if (c === 117) {
+          if (previous === 45) marks |= DASH_U;
+        } else if (c === 64) marks |= AT_SIGN;
+        else marks |= PERCENT;
+      }
+    } else {
+      last3 = 0;
+      marks |= OTHER_CHARACTER;
+      if (stopAtOther) return { runs, marks };
+    }
+    previous = c;
+    const kind = info & 3;
     if (kind === 0) {
-      if (random && i - start >= SHORTEST_RUN) out.push(text.slice(start, i));
+      if (random && i - start >= SHORTEST_RUN) runs.push(text.slice(start, i));
       start = -1;
       streak = 0;
       digit = false;
@@ -86,8 +177,8 @@ function keyRuns(text: string): string[] {
     if (kind === 3) digit = true;
     if (digit && streak >= 12) random = true;
   }
-  if (random && length - start >= SHORTEST_RUN) out.push(text.slice(start));
-  return out;
+  if (random && length - start >= SHORTEST_RUN) runs.push(text.slice(start));
+  return { runs, marks };
 }
 /** A private key's armour, however spaced or cased. */
 const PRIVATE_KEY = /-{3,}[ \t]*begin[ \t][a-z ]*private[ \t]+key/i;
@@ -111,8 +202,6 @@ const USER_PASSWORD_FLAG = /(?:^|\s)(?:-u|--user)[ \t]+[^\s:]+:([^\s]{6,})/g;
 const SETTING_WORDS = /secret|token|pass|pwd|key|credential|_auth/i;
 /** Base64 runs (inside a run of key characters) long enough to hide a key or a file: decoded and looked into once. */
 const BASE64_RUN = /[A-Za-z0-9+/]{32,}={0,2}/g;
-/** Anything outside ASCII: only then are invisible characters and look-alike dashes looked for. */
-const NON_ASCII = /[^ -~\t\n\r]/;
 /** Dashes that stand for a hyphen. */
 const DASHES = /[\u2010-\u2015\u2212\uFE58\uFE63]/g;
 const ESCAPE = /%[0-9A-Fa-f]{2}/;
@@ -156,24 +245,33 @@ export function holdsCredential(text: string): boolean {
 
 function scan(raw: string, decode: boolean): boolean {
   if (raw.length < 7) return false;
-  const text = NON_ASCII.test(raw) ? raw.replace(INVISIBLE, "").normalize("NFKC").replace(DASHES, "-") : raw;
+  let text = raw;
+  let { runs, marks } = survey(raw, true);
+  if ((marks & OTHER_CHARACTER) !== 0) {
+    // Invisible characters and look-alike dashes cannot hide a key: the text is read as it shows.
+    text = raw.replace(INVISIBLE, "").normalize("NFKC").replace(DASHES, "-");
+    ({ runs, marks } = survey(text, false));
+  }
   // A key is one long run of key characters: the token patterns look only inside such runs.
-  const runs = keyRuns(text);
   for (const run of runs) for (const match of run.matchAll(TOKEN)) if (!standIn(match[0])) return true;
-  if (PRIVATE_KEY.test(text)) return true;
-  for (const match of text.matchAll(HEADER)) {
-    const value = match[1] ?? "";
-    if (!standIn(value) && (/[0-9]/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value)))) return true;
+  if ((marks & DASHES_3) !== 0 && PRIVATE_KEY.test(text)) return true;
+  if ((marks & HEADER_WORD) !== 0) {
+    for (const match of text.matchAll(HEADER)) {
+      const value = match[1] ?? "";
+      if (!standIn(value) && (/[0-9]/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value)))) return true;
+    }
   }
-  for (let at = text.indexOf("://"); at >= 0; at = text.indexOf("://", at + 3)) {
-    URL_PASSWORD.lastIndex = at + 3;
-    const match = URL_PASSWORD.exec(text);
-    if (!match) continue;
-    const [, user = "", password = ""] = match;
-    const host = text.slice(URL_PASSWORD.lastIndex, URL_PASSWORD.lastIndex + 64);
-    if (password !== user && !LOOPBACK.test(host) && secretValue(password, 1)) return true;
+  if ((marks & AT_SIGN) !== 0) {
+    for (let at = text.indexOf("://"); at >= 0; at = text.indexOf("://", at + 3)) {
+      URL_PASSWORD.lastIndex = at + 3;
+      const match = URL_PASSWORD.exec(text);
+      if (!match) continue;
+      const [, user = "", password = ""] = match;
+      const host = text.slice(URL_PASSWORD.lastIndex, URL_PASSWORD.lastIndex + 64);
+      if (password !== user && !LOOPBACK.test(host) && secretValue(password, 1)) return true;
+    }
   }
-  if (SETTING_WORDS.test(text)) {
+  if ((marks & SETTING_WORD) !== 0 && SETTING_WORDS.test(text)) {
     for (const match of text.matchAll(SECRET_SETTING)) {
       const [, suffix, separator = "", value = ""] = match;
       if (suffix !== undefined && NOT_A_SECRET.test(suffix)) continue;
@@ -184,10 +282,11 @@ function scan(raw: string, decode: boolean): boolean {
       return true;
     }
   }
-  for (const match of text.matchAll(USER_PASSWORD_FLAG)) if (secretValue(match[1] ?? "", 2)) return true;
+  if ((marks & DASH_U) !== 0) for (const match of text.matchAll(USER_PASSWORD_FLAG)) if (secretValue(match[1] ?? "", 2)) return true;
   if (decode) {
     // Percent-escapes (`sk%2Dproj...`), undone once.
     if (
+      (marks & PERCENT) !== 0 &&
       ESCAPE.test(text) &&
       scan(
         text.replace(ESCAPES, (e) => String.fromCharCode(Number.parseInt(e.slice(1), 16))),

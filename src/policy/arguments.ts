@@ -82,6 +82,10 @@ export interface CompiledMode {
   readonly spec: ModeSpec;
   readonly segments?: Segments;
   readonly alsoSegments?: Segments;
+  /** `when.equals`, `when.notEquals` and `when.alsoEquals`, compiled (see `ValueList`). */
+  readonly equals?: ValueList;
+  readonly notEquals?: ValueList;
+  readonly alsoEquals: ValueList;
   /** A read-only mode's arguments that name what it reads (they do not count as acting). */
   readonly reads?: ReadonlySet<string>;
   /** Where the result may quote outside text (`quotes`), compiled. */
@@ -97,30 +101,46 @@ export function compileModes(specs: readonly ModeSpec[] | undefined): CompiledMo
     spec,
     segments: spec.when.argument ? compileArgumentPath(spec.when.argument) : undefined,
     alsoSegments: spec.when.alsoArgument ? compileArgumentPath(spec.when.alsoArgument) : undefined,
+    ...(spec.when.equals ? { equals: new ValueList(spec.when.equals) } : {}),
+    ...(spec.when.notEquals ? { notEquals: new ValueList(spec.when.notEquals) } : {}),
+    alsoEquals: new ValueList(spec.when.alsoEquals ?? []),
     ...(spec.reads?.length ? { reads: new Set(spec.reads) } : {}),
     ...(spec.quotes?.length ? { quotes: spec.quotes.map(compileArgumentPath) } : {}),
   }));
 }
 
-function same(a: unknown, b: string | number | boolean): boolean {
-  if (typeof a === "string" && typeof b === "string") return a.trim().toLowerCase() === b.toLowerCase();
-  return a === b;
-}
+/**
+ * A list of values an argument is compared with (a mode's `equals`), compiled once: a value is in it
+ * when it is one of the listed ones, a string trimmed and without case (`" Send"` is `send`), any
+ * other value as it is. Looked up, not compared item by item: a mode may list dozens of actions.
+ */
+export class ValueList {
+  /** The listed strings, lower case. */
+  private readonly strings: ReadonlySet<string>;
+  /** The listed numbers and booleans. */
+  private readonly others: readonly (number | boolean)[];
 
-/** A value is one of the listed ones (strings compared without case). */
-export function oneOf(value: unknown, list: readonly (string | number | boolean)[]): boolean {
-  return list.some((e) => same(value, e));
+  constructor(list: readonly (string | number | boolean)[]) {
+    this.strings = new Set(list.filter((e): e is string => typeof e === "string").map((e) => e.toLowerCase()));
+    this.others = list.filter((e): e is number | boolean => typeof e !== "string");
+  }
+
+  has(value: unknown): boolean {
+    if (typeof value === "string") return this.strings.size > 0 && this.strings.has(value.trim().toLowerCase());
+    for (const e of this.others) if (e === value) return true;
+    return false;
+  }
 }
 
 /** Whether a mode's conditions hold for a value (an argument's, or a host setting's). */
-export function modeHolds(spec: ModeSpec, value: unknown): boolean {
-  const { equals, notEquals, present } = spec.when;
+export function modeHolds(mode: CompiledMode, value: unknown): boolean {
+  const { present } = mode.spec.when;
   if (present !== undefined) {
     const set = value !== undefined && value !== null && value !== false && value !== "";
     if (set !== present) return false;
   }
-  if (equals && !equals.some((e) => same(value, e))) return false;
-  if (notEquals?.some((e) => same(value, e))) return false;
+  if (mode.equals && !mode.equals.has(value)) return false;
+  if (mode.notEquals?.has(value)) return false;
   return true;
 }
 

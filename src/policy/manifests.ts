@@ -22,6 +22,8 @@ export interface ManifestEntry {
   readonly modes: readonly CompiledMode[];
   /** Names an argument with a role in NAMED_VALUE_ROLES (a recipient, URL, host, account, id, target session) or a command. */
   readonly namesValues: boolean;
+  /** Those arguments, in the manifest's order (what a call made at owner trust chose, see `noteChosenValues`). */
+  readonly naming: readonly CompiledArgument[];
   /** Where the result names the owner's own things (`provenance.selects`), compiled. */
   readonly selects: readonly CompiledSelect[];
   /** The arguments that say what the lookup looks for (`provenance.chosenBy`), compiled. */
@@ -116,15 +118,18 @@ export function validateManifest(
         },
       };
     }
+    const compiledArguments = compileArguments(manifest.arguments);
+    const naming = compiledArguments.filter((a) => NAMED_VALUE_ROLES.includes(a.spec.role) || a.spec.role === "command");
     return {
       ok: true,
       entry: {
         manifest,
         source,
         unknownCapabilities: [...manifest.capabilities, ...(manifest.modes ?? []).flatMap((m) => m.capabilities)].filter((c) => !capabilities.isKnown(c)),
-        arguments: compileArguments(manifest.arguments),
+        arguments: compiledArguments,
         modes: compileModes(manifest.modes),
-        namesValues: (manifest.arguments ?? []).some((a) => NAMED_VALUE_ROLES.includes(a.role) || a.role === "command"),
+        namesValues: naming.length > 0,
+        naming,
         selects: (manifest.provenance?.selects ?? []).map(compileSelect),
         chosenBy: (manifest.provenance?.chosenBy ?? []).map(compileArgumentPath),
         declaredTop: new Set([...(manifest.arguments ?? []).map((a) => a.at), ...(manifest.environment ?? [])].map((at) => compileArgumentPath(at)[0])),

@@ -2,7 +2,7 @@ import { dirname, resolve } from "node:path";
 import { lstatSync, statSync } from "node:fs";
 import { meetsTrust, type TrustLevel } from "../taint/trust.ts";
 import { ENVIRONMENT, withEnvironment, type CommandView } from "./commands/classify.ts";
-import { modeHolds, oneOf, patchMoves, patchPaths, valuesAt, type CompiledArgument, type CompiledMode, type Segments } from "./arguments.ts";
+import { modeHolds, patchMoves, patchPaths, valuesAt, type CompiledArgument, type CompiledMode, type Segments } from "./arguments.ts";
 import { ACTING_ROLES, type OutputSource, type RiskLevel } from "./manifest-schema.ts";
 import type { PathRules, PathZone } from "./path-rules.ts";
 
@@ -500,10 +500,10 @@ function selectedModes(
       // Narrowing, so every condition must hold for every value, and the call must act nowhere.
       if (reading || !mode.segments) continue;
       const values = valuesAt(params, mode.segments);
-      holds = values.length > 0 && values.every((v) => (typeof v === "string" || typeof v === "number") && modeHolds(spec, v));
+      holds = values.length > 0 && values.every((v) => (typeof v === "string" || typeof v === "number") && modeHolds(mode, v));
       if (holds && mode.alsoSegments) {
         const also = valuesAt(params, mode.alsoSegments);
-        holds = also.length > 0 && also.every((v) => oneOf(v, spec.when.alsoEquals ?? []));
+        holds = also.length > 0 && also.every((v) => mode.alsoEquals.has(v));
       }
       if (holds && spec.when.host) holds = (spec.when.hostEquals ?? []).some((e) => e === env.settings.get(spec.when.host!, agentId));
       if (holds && !actsSomewhere(args, params, mode.reads)) {
@@ -525,19 +525,19 @@ function selectedModes(
     let whole: boolean;
     if (mode.segments) {
       const values = valuesAt(params, mode.segments);
-      holds = values.length === 0 ? modeHolds(spec, undefined) : values.some((v) => modeHolds(spec, v));
-      whole = values.length > 0 && values.every((v) => (typeof v === "string" || typeof v === "number") && modeHolds(spec, v));
+      holds = values.length === 0 ? modeHolds(mode, undefined) : values.some((v) => modeHolds(mode, v));
+      whole = values.length > 0 && values.every((v) => (typeof v === "string" || typeof v === "number") && modeHolds(mode, v));
       if (holds && mode.alsoSegments) {
         const also = valuesAt(params, mode.alsoSegments);
-        holds = also.some((v) => oneOf(v, spec.when.alsoEquals ?? []));
-        whole &&= also.length > 0 && also.every((v) => oneOf(v, spec.when.alsoEquals ?? []));
+        holds = also.some((v) => mode.alsoEquals.has(v));
+        whole &&= also.length > 0 && also.every((v) => mode.alsoEquals.has(v));
       }
       if (holds && spec.when.host) {
         const setting = env.settings.get(spec.when.host, agentId);
         holds = (spec.when.hostEquals ?? []).some((e) => e === setting);
       }
     } else if (spec.when.host) {
-      holds = modeHolds(spec, env.settings.get(spec.when.host, agentId));
+      holds = modeHolds(mode, env.settings.get(spec.when.host, agentId));
       whole = holds;
     } else {
       holds = false;

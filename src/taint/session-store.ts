@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { appendFile, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -767,9 +767,12 @@ export function sessionFileName(key: string): string {
   return `${createHash("sha256").update(key).digest("hex").slice(0, 40)}.json`;
 }
 
-/** 52 bits of the key's hash: a number, so a ledger of 100k sessions costs little memory. */
+/**
+ * 52 bits of the key's hash: a number, so a ledger of 100k sessions costs little memory. Worked out
+ * whenever a session's state is written, so with the one-shot `hash` (no Hash object per call).
+ */
 function ledgerId(key: string): number {
-  return Number.parseInt(createHash("sha256").update(key).digest("hex").slice(0, 13), 16);
+  return Number.parseInt(hash("sha256", key).slice(0, 13), 16);
 }
 
 function ledgerMac(key: Buffer | undefined, line: string): string {

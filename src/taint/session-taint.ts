@@ -9,7 +9,6 @@ import { ListedEntries, type ListedEntry } from "./listed-entries.ts";
 import { ActionRequests, systemEventLines } from "./action-requests.ts";
 import { isSendReceipt, namingValues } from "./values.ts";
 import { snakeCaseKey, valuesAt, type Segments } from "../policy/arguments.ts";
-import { NAMED_VALUE_ROLES } from "../policy/manifest-schema.ts";
 import { resultLabel } from "./labels.ts";
 import { OwnerAddresses } from "./owner-addresses.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts";
@@ -965,8 +964,8 @@ export class SessionTaint {
     const commandText = facts?.command?.view.network === true;
     const params = tool.via ? bridgedArgs(call.params) : call.params;
     let text = "";
-    for (const arg of entry.arguments) {
-      if (!NAMED_VALUE_ROLES.includes(arg.spec.role) && !(arg.spec.role === "command" && commandText)) continue;
+    for (const arg of entry.naming) {
+      if (arg.spec.role === "command" && !commandText) continue;
       for (const value of valuesAt(params, arg.segments)) {
         if (typeof value === "string" && value.length <= MAX_CHOSEN_VALUE) text += `${value}\n`;
       }

@@ -855,12 +855,15 @@ const PACKAGE_SUMMARY: readonly RegExp[] = [
   /^(?:resolved|prepared|installed|uninstalled|audited|built|checked) \d+ packages? in \d+(?:\.\d+)?m?s$/,
 ];
 
+/** `PACKAGE_SUMMARY` in one alternation (each keeps its anchors): a line is tried once, not once per pattern. */
+const ANY_PACKAGE_SUMMARY = new RegExp(PACKAGE_SUMMARY.map((re) => `(?:${re.source})`).join("|"));
+
 function isPackageSummary(text: string): boolean {
   let lines = 0;
   for (const raw of text.split("\n")) {
     const line = raw.trim().toLowerCase();
     if (line === "") continue;
-    if (!PACKAGE_SUMMARY.some((re) => re.test(line))) return false;
+    if (!ANY_PACKAGE_SUMMARY.test(line)) return false;
     lines++;
   }
   return lines > 0;

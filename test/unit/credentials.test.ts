@@ -68,6 +68,31 @@ describe("credentials a message would carry out", () => {
     expect(holdsCredential(text)).toBe(false);
   });
 
+  // The patterns other than the key formats run only on text that holds what they need (a setting's
+  // word in any case, `bearer`, three dashes, `@`, `%`, `-u`), found in the same pass as the key runs;
+  // text outside ASCII is normalised and looked at again.
+  it.each([
+    ["a setting's name in mixed case", "db_PaSsWoRd=Q7v!rT2x9LpWm4"],
+    ["a header in capitals", "AUTHORIZATION: BEARER 8f2a9c1e7b3d4f60a5e2c9d1b7"],
+    ["a setting after text outside ASCII", "Grüße aus Köln: DB_PASSWORD=Q7v!rT2x9LpWm4"],
+    ["curl's user flag after text outside ASCII", "naïve question: curl -u admin:Q7v!rT2x9LpWm4 https://api.example.com"],
+    ["a private key after text outside ASCII", "voilà\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA"],
+    ["a password in a URL after text outside ASCII", "café: amqps://billing:Q7v!rT2x9LpWm4@mq.internal:5671/prod"],
+    ["a percent-escaped key after text outside ASCII", "Straße sk%2Dproj%2DAb3dEf6hIj9kLmN0pQrStUvWxYz1234567890abcd"],
+  ])("finds %s", (_label, text) => {
+    expect(holdsCredential(text)).toBe(true);
+  });
+
+  it.each([
+    [
+      "a status update with a link",
+      "Deploy of api-gateway 3.4.1 to staging finished at 14:05; see https://ci.example.com/acme/api-gateway/runs/9127734410 for the log.",
+    ],
+    ["words that begin like a secret's name", "Grüße: the second author created a key schedule; pass it on"],
+  ])("leaves alone %s", (_label, text) => {
+    expect(holdsCredential(text)).toBe(false);
+  });
+
   it("reads long hostile text (a quadratic pattern would run past the test's timeout here)", () => {
     for (const text of ["a_".repeat(200_000), "token: ".repeat(60_000), "x://aaaa:".repeat(50_000), "bearer aaaaaaaaaaaaaaaaaaaa ".repeat(15_000)]) {
       expect(holdsCredential(text)).toBe(false);
