@@ -163,12 +163,12 @@ export class Engine {
         // A command that only reads another host (ssh host cmd, redis-cli, dig), decided by where it
         // goes, or only restarts services, decided by whether a person's message asked for that.
         // Not when the call runs it on another machine (exec's node): only the owner can say where.
-        const here = !runsElsewhere(tool.via ? bridgedArgs(call.params) : call.params);
+        const args = tool.via ? bridgedArgs(call.params) : call.params;
+        const here = !runsElsewhere(args);
         // A check of the project (npm test, cargo build) is decided by whether its trees are the owner's,
         // unless something its trees hold or git's settings already lowered the call.
         const named = here ? policy.decidedCommandValues(facts) : undefined;
         const service = named || !here ? undefined : policy.serviceActionOf(facts);
-        const args = tool.via ? bridgedArgs(call.params) : call.params;
         const check = named || service || !here || tree || settings || startsLeftRunning(args) ? undefined : policy.projectCheckOf(facts);
         if (named) decision = withProvenance(decision, required, this.taint.verdicts(call, named, required));
         else if (service) decision = withProvenance(decision, required, this.taint.serviceVerdicts(call, service, required));
@@ -563,11 +563,6 @@ export class Engine {
 }
 
 /**
- * Where a call acts and for whom, as a call grant is bound to them besides its values: the channel
- * it names, or for a send that names none the turn's (the host sends there), its `accountId`, and
- * who drove the turn (the owner, or a sender by channel and id).
- */
-/**
  * An exec the host starts in the background or on a terminal (`background`, `pty`): it keeps
  * running, and a test runner that watches its tree would run what is written there later. A check
  * of the project below owner must be one the gate sees start and, unless the host leaves it
@@ -579,6 +574,11 @@ function startsLeftRunning(params: unknown): boolean {
   return p.background === true || p.pty === true;
 }
 
+/**
+ * Where a call acts and for whom, as a call grant is bound to them besides its values: the channel
+ * it names, or for a send that names none the turn's (the host sends there), its `accountId`, and
+ * who drove the turn (the owner, or a sender by channel and id).
+ */
 function callPlace(call: ToolCall, decision: Decision): { channel?: string; account?: string; driver?: string } {
   const own = (decision.via !== undefined ? bridgedArgs(call.params) : call.params) as { channel?: unknown; accountId?: unknown } | undefined;
   // A send that names no channel goes out on the turn's; other tools act where they act.

@@ -285,7 +285,6 @@ export class Provenance {
     return { ok: false, note: "the file exists and holds input more trusted than this session" };
   }
 
-  /** The trust of a file as input: its label, else owner in a trusted path, else `fallback`. */
   /**
    * Whether a check of the project (`CommandView.projectCheck`) in `dir` runs only the owner's code:
    * the session is the owner's, the directory is one of the trusted paths, and no code a session
@@ -319,6 +318,7 @@ export class Provenance {
     return root;
   }
 
+  /** The trust of a file as input: its label, else owner in a trusted path, else `fallback`. */
   fileTrust(forms: readonly string[], agentId: string | undefined, fallback: TrustLevel): { level: TrustLevel; label?: FileLabel } {
     let level: TrustLevel = "owner";
     let label: FileLabel | undefined;
@@ -381,11 +381,6 @@ export class Provenance {
   }
 
   /**
-   * What OpenClaw writes from conversations below a directory that holds the agent's workspace (the
-   * workspace or one above it), if any of it exists: its label. Those files sit at the workspace's
-   * top level, so its entries are all that is looked at.
-   */
-  /**
    * A file of source code among the attachments OpenClaw saved in the workspace from messages
    * (`media/inbound/`, written without a tool call, so without a label), when `root` holds the
    * workspace: a test runner collects such a file by its name (pytest's `test_*.py`) whoever sent it.
@@ -404,6 +399,11 @@ export class Provenance {
     return code === undefined ? (names.length > MAX_RECEIVED_LOOKED_AT ? join(inbound, names[MAX_RECEIVED_LOOKED_AT]) : undefined) : join(inbound, code);
   }
 
+  /**
+   * What OpenClaw writes from conversations below a directory that holds the agent's workspace (the
+   * workspace or one above it), if any of it exists: its label. Those files sit at the workspace's
+   * top level, so its entries are all that is looked at.
+   */
   private hostWrittenBelow(dir: string, agentId: string | undefined): string | undefined {
     const workspace = this.settings.workspace(agentId);
     if (dir !== workspace && !workspace.startsWith(dir.endsWith("/") ? dir : `${dir}/`)) return undefined;

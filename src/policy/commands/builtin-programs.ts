@@ -15,12 +15,11 @@ const VERSION = ["--version", "--help", "-h"];
 /** Flags a systemctl service action may take: quieter, without waiting, without asking for a password. */
 const SYSTEMCTL_QUIET = ["--no-pager", "-q", "--quiet", "--no-block", "--no-ask-password", "--system", "--user"];
 
-/**
- * Checks of a project (`check` in the table): the builds, tests and linters that run only the
- * tree's own code when given no more than these. A flag that names a config file, a plugin, a
- * reporter module, an output or another directory is not here: given one, the command is a build
- * like any other.
- */
+// Checks of a project (`check` in the table): the builds, tests and linters that run only the
+// tree's own code when given no more than these. A flag that names a config file, a plugin, a
+// reporter module, an output or another directory is not here: given one, the command is a build
+// like any other.
+
 /** Script names of a package manifest that build, test or lint (npm run build, yarn test:unit). */
 const CHECK_SCRIPTS = ["test", "test:*", "build", "lint", "lint:*", "typecheck", "type-check", "types", "check", "check:*", "compile", "tsc", "format:check"];
 /** Flags of JavaScript test runners, type checkers and linters, and of npm around them, that change only how much they print or when they stop. */

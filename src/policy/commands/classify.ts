@@ -540,9 +540,9 @@ const DOC_MODULES: ReadonlySet<string> = new Set(["pytest", "doctest", "xdoctest
 
 /** Program kinds whose output may come from somewhere other than the files where they run. */
 const NOT_LOCAL: ReadonlySet<ProgramKind> = new Set<ProgramKind>(["network", "install", "interpreter", "dynamic", "system", "privilege"]);
-/** A program file inside the working tree (`./gradlew`, `scripts/test.sh`): the tree's own code. */
 /** A program installed into an environment in the working directory: a virtual environment's bin, node_modules/.bin. */
 const ENVIRONMENT_BIN = /^(?:\.\/)?(?:(?:\.venv|venv|\.virtualenv)\/bin|node_modules\/\.bin)\/[^/]+$/;
+/** A program file inside the working tree (`./gradlew`, `scripts/test.sh`): the tree's own code. */
 const TREE_PROGRAM = /^(?!\/|~)(?!.*(?:^|\/)\.\.(?:\/|$))/;
 
 /** A word made up for arguments only known at run time (xargs input, find's `{}`). */
