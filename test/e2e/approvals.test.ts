@@ -215,15 +215,16 @@ describe("approvals through a real gateway", () => {
     expect(events).toEqual(expect.arrayContaining(["grant.created", "grant.used", "grant.revoked"]));
   });
 
-  it("a grant for a test run covers the tree the owner approved: code the lowered session adds later asks again", async () => {
+  it("a grant for a script run covers the tree the owner approved: code the lowered session adds later asks again", async () => {
     const session = "agent:main:approve-8";
     const project = join(env.workspaceDir, "retry");
     mkdirSync(join(project, "src"), { recursive: true });
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "retry", version: "1.0.0", scripts: { test: "node run-tests.js" } }));
+    // End-to-end tests are no check of the project (a check of a clean tree would run unasked): they are asked about.
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "retry", version: "1.0.0", scripts: { e2e: "node run-tests.js" } }));
     writeFileSync(join(project, "run-tests.js"), "require('node:fs').appendFileSync('runs.log', 'run\\n');\n");
     const runs = () => (existsSync(join(project, "runs.log")) ? readFileSync(join(project, "runs.log"), "utf8").split("\n").filter(Boolean).length : 0);
     const asked = () => approver.requests().filter((r) => (r.request as Record<string, unknown>)?.sessionKey === session);
-    const npmTest = { name: "exec", arguments: { command: "npm test", workdir: project } };
+    const npmTest = { name: "exec", arguments: { command: "npm run e2e", workdir: project } };
 
     approver.next("allow-always");
     model.script({
