@@ -16,6 +16,12 @@ import picomatch from "picomatch";
 export interface LabelledGlob {
   readonly pattern: string;
   readonly label: string;
+  /**
+   * A file that makes the directory holding it part of a project a build or a test run works on
+   * (a manifest, a build file, a tool's settings): a check of the project looks at all of such a
+   * directory, and at what the file names by a relative path.
+   */
+  readonly project?: true;
 }
 
 export const AUTOLOADED_PATHS: readonly LabelledGlob[] = [
@@ -39,21 +45,25 @@ export const AUTOLOADED_PATHS: readonly LabelledGlob[] = [
   {
     pattern: "**/{package.json,pnpm-workspace.yaml,deno.json,deno.jsonc,bunfig.toml,tsconfig.json,jsconfig.json}",
     label: "package manifests and build settings",
+    project: true,
   },
   {
     pattern:
       "**/{*.config.js,*.config.cjs,*.config.mjs,*.config.ts,*.config.cts,*.config.mts,.*rc,.*rc.js,.*rc.cjs,.*rc.mjs,.*rc.ts,.*rc.json,.*rc.json5,.*rc.yml,.*rc.yaml,.*rc.toml,babel.config.json}",
     label: "tool configuration files (loaded and often run)",
+    project: true,
   },
   {
     pattern:
       "**/{setup.py,setup.cfg,pyproject.toml,conftest.py,noxfile.py,tox.ini,pytest.ini,.pytest.ini,pytest.toml,sitecustomize.py,usercustomize.py,*.pth,manage.py}",
     label: "Python build, test and start-up files",
+    project: true,
   },
   {
     pattern:
-      "**/{Makefile,makefile,GNUmakefile,*.mk,Justfile,justfile,Taskfile.yml,Taskfile.yaml,Rakefile,Gemfile,*.gemspec,composer.json,requirements*.txt,Pipfile,Gruntfile.js,gulpfile.js,karma.conf.js,Vagrantfile,BUILD,BUILD.bazel,WORKSPACE,MODULE.bazel,build.sbt,mix.exs,flake.nix,shell.nix,default.nix,build.rs,Cargo.toml,rust-toolchain,rust-toolchain.toml,go.mod,go.work,go.work.sum,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,pom.xml,CMakeLists.txt,meson.build}",
+      "**/{Makefile,makefile,GNUmakefile,*.mk,Justfile,justfile,Taskfile.yml,Taskfile.yaml,Rakefile,Gemfile,*.gemspec,composer.json,requirements*.txt,Pipfile,Gruntfile.js,gulpfile.js,karma.conf.js,Vagrantfile,BUILD,BUILD.bazel,WORKSPACE,MODULE.bazel,build.sbt,mix.exs,flake.nix,shell.nix,default.nix,build.rs,Cargo.toml,rust-toolchain,rust-toolchain.toml,go.mod,go.work,go.work.sum,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,pom.xml,CMakeLists.txt,meson.build,*.csproj,*.fsproj,*.vbproj,*.sln,Directory.Build.props,Directory.Build.targets,Directory.Packages.props,global.json,NuGet.config,nuget.config}",
     label: "build files",
+    project: true,
   },
   {
     pattern:
@@ -70,6 +80,15 @@ export const AUTOLOADED_PATHS: readonly LabelledGlob[] = [
 export function globMatcher(list: readonly LabelledGlob[], caseInsensitive: boolean): (relative: string) => string | undefined {
   const compiled = list.map((entry) => ({ re: picomatch.makeRe(entry.pattern, { dot: true, nocase: caseInsensitive }), label: entry.label }));
   return (relative) => compiled.find((entry) => entry.re.test(relative))?.label;
+}
+
+/**
+ * Whether a file's name makes its directory part of a project (`LabelledGlob.project`): a package
+ * manifest, a build file, Python's build and test settings.
+ */
+export function projectFileMatcher(caseInsensitive: boolean): (name: string) => boolean {
+  const compiled = AUTOLOADED_PATHS.filter((entry) => entry.project).map((entry) => picomatch.makeRe(entry.pattern, { dot: true, nocase: caseInsensitive }));
+  return (name) => compiled.some((re) => re.test(name));
 }
 
 /** The built-in list compiled once: what a path below the workspace (or home) is, if programs load it. */

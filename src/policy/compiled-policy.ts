@@ -1,4 +1,4 @@
-import { autoloadedMatcher } from "./autoloaded-paths.ts";
+import { autoloadedMatcher, projectFileMatcher } from "./autoloaded-paths.ts";
 import { hostWrittenMatcher } from "./host-written-paths.ts";
 import type { CapabilityMode, ClawosConfig } from "../config/config-schema.ts";
 import { ownerAddressesOf, type OwnerAddress } from "../taint/owner-addresses.ts";
@@ -154,6 +154,7 @@ export class CompiledPolicy implements RulePolicy {
         const relative = this.belowWorkspace(path, agentId);
         return relative === undefined ? undefined : builtinHostWritten(relative);
       },
+      projectFile: projectFileMatcher(host.locations.caseInsensitive),
       workspace: (agentId) => this.paths.locations.workspaceFor(agentId),
     };
     this.resolver = new ToolResolver((name) => manifests.canonicalName(name));

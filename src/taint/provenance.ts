@@ -4,6 +4,7 @@ import { isRegularFile, type FileCopy } from "../policy/touches.ts";
 import { RUNTIME_PATH } from "../policy/commands/classify.ts";
 import type { ArgumentRole } from "../policy/manifest-schema.ts";
 import { holdsSecret, redactString } from "../audit/redact.ts";
+import { checkScope, loadedFromAbove, type ScopeTree } from "./check-scope.ts";
 import { codeLevel, GIT_DIR_PART, type FileLabel, type FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
@@ -41,6 +42,8 @@ export interface ProvenanceSettings {
   readonly autoloaded: (path: string, agentId: string | undefined) => string | undefined;
   /** What a path is when OpenClaw writes it from conversations (`host-written-paths.ts`), else undefined. */
   readonly hostWritten: (path: string, agentId: string | undefined) => string | undefined;
+  /** Whether a file of this name makes its directory part of a project (`autoloaded-paths.ts`). */
+  readonly projectFile: (name: string) => boolean;
   /** The agent's workspace (where OpenClaw keeps those files). */
   readonly workspace: (agentId: string | undefined) => string;
 }
@@ -287,12 +290,12 @@ export class Provenance {
 
   /**
    * Whether a check of the project (`CommandView.projectCheck`) in `dir` runs only the owner's code:
-   * the session is the owner's, the directory is one of the trusted paths, and no code a session
-   * below owner wrote is in the outermost trusted directory that holds it. Test runners and builds
-   * look above their directory too (a parent's pytest.ini or go.work, a sibling package the project
-   * links to), and some run documents (a docs site's pages, Go's testscript files), so every file
-   * there counts, documents included, except the memory notes OpenClaw writes itself. The note says
-   * why not.
+   * the session is the owner's, the directory is one of the trusted paths, and nothing a session
+   * below owner wrote is in what the check may run (`checkScope`): its project, documents included
+   * (a docs site's pages, Go's testscript files; not the memory notes OpenClaw writes itself), what
+   * the project's manifests link to, and what tools load from the directories above it. When that
+   * scope cannot be told, the outermost trusted directory that holds `dir` counts whole. The note
+   * says why not.
    */
   ownTree(dir: string, state: SessionTrust | undefined, required: TrustLevel, agentId: string | undefined): { ok: true } | { ok: false; note: string } {
     // Only the owner's own work: a check a stranger or a sub-agent's task asks for is theirs to ask.
@@ -302,13 +305,38 @@ export class Provenance {
     if (!this.settings.trusted(dir, agentId))
       return { ok: false, note: "it is outside the trusted paths (provenance.trustedPaths), so its code is not known to be the owner's" };
     const root = this.treeRoot(dir, agentId);
-    const received = this.receivedCode(root, agentId);
-    if (received) return { ok: false, note: `it holds ${received}, which OpenClaw saved from a message (a test runner may collect it)` };
-    const low = this.labels.lowestCodeUnder(root, "owner", true, (path) => this.settings.hostWritten(path, agentId) !== undefined);
+    const scope = checkScope(dir, root, this.settings.projectFile);
+    const trees: readonly ScopeTree[] = scope?.trees ?? [{ dir: root }];
+    const hostWritten = (path: string) => this.settings.hostWritten(path, agentId) !== undefined;
+    let low: { path: string; label: FileLabel; where: string } | undefined;
+    const consider = (found: { path: string; label: FileLabel } | undefined, where: string) => {
+      if (found && (!low || trustRank(codeLevel(found.label)) < trustRank(codeLevel(low.label)))) low = { ...found, where };
+    };
+    for (const tree of trees) {
+      const where =
+        tree.namedBy !== undefined
+          ? `${tree.dir}, which ${tree.namedBy} names,`
+          : tree.dir === dir
+            ? "it"
+            : scope
+              ? `${tree.dir}, its project,`
+              : `${tree.dir}, where it runs,`;
+      const received = this.receivedCode(tree.dir, agentId);
+      if (received) return { ok: false, note: `${where} holds ${received}, which OpenClaw saved from a message (a test runner may collect it)` };
+      // A linked package is built and run, its documents are not.
+      consider(this.labels.lowestCodeUnder(tree.dir, "owner", tree.namedBy === undefined, hostWritten), where);
+    }
+    if (scope && scope.above.length > 0) {
+      const autoloaded = (path: string) => this.settings.autoloaded(path, agentId) !== undefined;
+      const loaded = (path: string) => loadedFromAbove(path, scope.above, autoloaded);
+      consider(
+        this.labels.lowestCodeUnder(root, "owner", false, (path) => hostWritten(path) || !loaded(path)),
+        "a directory above it (where tools look for settings and packages)",
+      );
+    }
     if (!low) return { ok: true };
     const by = low.label.by ? `session ${low.label.by}` : "a session";
-    const where = root === dir ? "it holds" : `${root}, where it runs, holds`;
-    return { ok: false, note: `${where} ${low.path}, which ${by} wrote at ${codeLevel(low.label)}` };
+    return { ok: false, note: `${low.where} holds ${low.path}, which ${by} wrote at ${codeLevel(low.label)}` };
   }
 
   /** The outermost trusted directory that holds `dir` (`dir` itself when its parent is not trusted). */

@@ -1874,14 +1874,54 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     expect(other.engine.gate(call("exec", { params: { command: "npm test", env: { NODE_OPTIONS: "--require ./x.js" } } })).outcome).toBe("block");
   });
 
-  it("a check below owner looks at its whole trusted directory, documents included: settings above it, a sibling package, a docs page", () => {
-    // Code the lowered session saved above the directory the tests run in (pytest finds its settings there).
+  it("a check below owner looks at what it may run: its project, what its manifests link to, what tools load from above; not the rest of the workspace", () => {
+    // A helper and a script the lowered session saved beside the project, in the workspace: the
+    // tests in api/ do not load them, so they go on.
+    const beside = lowered();
+    mkdirSync(join(beside.workspace, "api"), { recursive: true });
+    writeFileSync(join(beside.workspace, "api", "pyproject.toml"), "[project]\nname = 'api'\n");
+    for (const path of ["repro_helper.py", "pwned", "other-app/src/x.js"]) {
+      expect(beside.engine.gate(call("write", { params: { path, content: "import os" } })).outcome, path).toBe("allow");
+    }
+    expect(beside.engine.gate(call("exec", { params: { command: "pytest -q", workdir: "api" } })).outcome).toBe("allow");
+    // Run in the workspace itself, the check's project is all of it: the same files ask.
+    const whole = beside.engine.gate(call("exec", { params: { command: "pytest -q" } }));
+    expect(whole.outcome).toBe("block");
+    expect(blockReason(whole)).toMatch(/it holds .*(repro_helper\.py|pwned|x\.js), which session agent:main:main wrote at untrusted/);
+    // The owner's pytest settings above api/ make the workspace the project: the helper counts.
     const above = lowered();
     mkdirSync(join(above.workspace, "api"), { recursive: true });
+    writeFileSync(join(above.workspace, "pytest.ini"), "[pytest]\npythonpath = .\n");
     expect(above.engine.gate(call("write", { params: { path: "repro_helper.py", content: "import os" } })).outcome).toBe("allow");
     const pytest = above.engine.gate(call("exec", { params: { command: "pytest -q", workdir: "api" } }));
     expect(pytest.outcome).toBe("block");
-    expect(blockReason(pytest)).toContain(`${above.workspace}, where it runs, holds ${join(above.workspace, "repro_helper.py")}`);
+    expect(blockReason(pytest)).toContain(`${above.workspace}, its project, holds ${join(above.workspace, "repro_helper.py")}`);
+    // A package the project's manifest links to by a relative path is built and run with it.
+    const linked = lowered();
+    mkdirSync(join(linked.workspace, "api"), { recursive: true });
+    writeFileSync(
+      join(linked.workspace, "api", "package.json"),
+      JSON.stringify({ scripts: { test: "node --test" }, dependencies: { shared: "file:../shared" } }),
+    );
+    expect(linked.engine.gate(call("write", { params: { path: "shared/lib.js", content: "require('child_process')" } })).outcome).toBe("allow");
+    const npmTest = linked.engine.gate(call("exec", { params: { command: "npm test", workdir: "api" } }));
+    expect(npmTest.outcome).toBe("block");
+    expect(blockReason(npmTest)).toContain(
+      `${join(linked.workspace, "shared")}, which ${join(linked.workspace, "api", "package.json")} names, holds ${join(linked.workspace, "shared", "lib.js")}`,
+    );
+    // Packages above the project are loaded from there (Node looks in every parent's node_modules):
+    // a download the owner's session saved into the workspace's node_modules counts.
+    const modules = lowered();
+    mkdirSync(join(modules.workspace, "api"), { recursive: true });
+    writeFileSync(join(modules.workspace, "api", "package.json"), JSON.stringify({ scripts: { test: "node --test" } }));
+    ownerSays(modules.engine, "fetch left-pad into the workspace's packages", "agent:main:setup");
+    const fetch = "curl -sL https://cdn.example.org/left-pad.js -o node_modules/left-pad/index.js";
+    expect(result(modules.engine, "exec", { command: fetch }, "", "d1", "agent:main:setup").outcome).toBe("allow");
+    const fromAbove = modules.engine.gate(call("exec", { params: { command: "npm test", workdir: "api" } }));
+    expect(fromAbove.outcome).toBe("block");
+    expect(blockReason(fromAbove)).toContain(
+      `a directory above it (where tools look for settings and packages) holds ${join(modules.workspace, "node_modules", "left-pad", "index.js")}`,
+    );
     // A page the docs site's build runs, and a testscript case: documents count as code below owner.
     for (const [path, command] of [
       ["docs/guide/troubleshooting.md", "npm run build"],

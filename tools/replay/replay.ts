@@ -1,11 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import plugin from "../../index.ts";
 import type { Decision } from "../../src/policy/decision.ts";
 import { blockReason } from "../../src/report/reason.ts";
 import { INSTALLED_HOST_CONFIG, recordingHost, type RecordingHost } from "./recording-host.ts";
 import { obtainRuntime, resetRuntimeForTests, type ClawosRuntime } from "../../src/host/runtime.ts";
+import { hostEnvironment } from "../../src/host/host-env.ts";
 import { bridgedArgs, catalogIdToToolName, metaTarget } from "../../src/policy/tool-names.ts";
 import { isTrustLevel, type TrustLevel } from "../../src/taint/trust.ts";
 
@@ -111,6 +112,8 @@ export interface Trace {
   readonly config?: Record<string, unknown>;
   /** OpenClaw's own config for the run's host (api.config), e.g. Code Mode's executor. */
   readonly host?: Record<string, unknown>;
+  /** The owner's files in the agent's workspace before the first call: relative path to content. */
+  readonly files?: Readonly<Record<string, string>>;
   readonly calls: readonly Step[];
   readonly file: string;
   readonly line: number;
@@ -127,7 +130,22 @@ export function formatError(e: FormatError): string {
   return `${e.file}:${e.line}: ${e.field}: ${e.message}`;
 }
 
-const TRACE_KEYS = new Set(["id", "kind", "requester", "sessionKey", "expect", "prompt", "family", "note", "config", "host", "calls", "title", "tags"]);
+const TRACE_KEYS = new Set([
+  "id",
+  "kind",
+  "requester",
+  "sessionKey",
+  "expect",
+  "prompt",
+  "family",
+  "note",
+  "config",
+  "host",
+  "files",
+  "calls",
+  "title",
+  "tags",
+]);
 const CALL_KEYS = new Set([
   "tool",
   "args",
@@ -277,6 +295,14 @@ export function checkTrace(value: unknown, file: string, line: number): Trace {
   if (value.family !== undefined && !(FAMILIES as readonly unknown[]).includes(value.family)) fail("family", `must be one of ${FAMILIES.join(", ")}`);
   if (value.config !== undefined && !isRecord(value.config)) fail("config", "must be an object (ClawOS config merged over the run's)");
   if (value.host !== undefined && !isRecord(value.host)) fail("host", "must be an object (OpenClaw's config for the run's host)");
+  if (value.files !== undefined) {
+    if (!isRecord(value.files)) fail("files", 'must be an object of relative paths to contents, e.g. {"api/package.json": "{}"}');
+    for (const [path, content] of Object.entries(value.files)) {
+      if (isAbsolute(path) || path.split(/[\\/]/).includes("..") || !path.trim())
+        fail(`files.${path}`, "must be a path inside the workspace, relative, without ..");
+      if (typeof content !== "string") fail(`files.${path}`, "must be the file's content as a string");
+    }
+  }
   if (!Array.isArray(value.calls) || value.calls.length === 0) fail("calls", "must be a non-empty array of steps");
   const children = new Set<string>();
   const calls = value.calls.map((step, i) => checkStep(step, `calls[${i}]`, children));
@@ -296,6 +322,7 @@ export function checkTrace(value: unknown, file: string, line: number): Trace {
     ...(typeof value.note === "string" ? { note: value.note } : {}),
     ...(isRecord(value.config) ? { config: value.config } : {}),
     ...(isRecord(value.host) ? { host: value.host } : {}),
+    ...(isRecord(value.files) ? { files: value.files as Record<string, string> } : {}),
     calls,
     file,
     line,
@@ -502,6 +529,20 @@ class TraceRun {
     // A stale runtime of an earlier run (or test) in this process must not leak into this trace.
     resetRuntimeForTests();
     this.register();
+    this.placeFiles();
+  }
+
+  /** The trace's `files`, written as the owner's (no call, so no label) in the workspace the host resolves. */
+  private placeFiles(): void {
+    if (!this.trace.files) return;
+    const config = deepMerge(INSTALLED_HOST_CONFIG, this.trace.host ?? {});
+    const host = hostEnvironment({ stateDir: this.stateDir, openclawConfig: config, clawos: "", audit: "", sessions: "" });
+    const workspace = host.locations.workspaceFor(this.agentId);
+    for (const [path, content] of Object.entries(this.trace.files)) {
+      const at = join(workspace, path);
+      mkdirSync(dirname(at), { recursive: true });
+      writeFileSync(at, content);
+    }
   }
 
   private register(): void {

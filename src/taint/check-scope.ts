@@ -1,0 +1,192 @@
+import { closeSync, openSync, readdirSync, readSync, type Dirent } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+
+/**
+ * What a check of the project (a test run, a build, a lint; `CommandView.projectCheck`) in a
+ * directory may run, inside the outermost trusted directory that holds it:
+ *
+ * - the project: the outermost directory from the check's up to that trusted directory that holds
+ *   a manifest or a build file (a monorepo's root above the package the tests run in), else the
+ *   check's own directory; every file below it counts;
+ * - what the project's manifests and build files name by a relative path (`file:../shared`,
+ *   `path = "../core"`, go.work's `use ../lib`, a script's `../tools/run.js`), and what those name in
+ *   turn: a linked package is built and run with the project;
+ * - above the project, only what tools look for there by themselves: a settings or build file in a
+ *   directory above (a parent's `pytest.ini`, `go.work`, `package.json`), its `node_modules` and its
+ *   dot-directories (`.cargo/config.toml`, a `.venv`).
+ *
+ * So a note, a script or another project a session saved elsewhere in the workspace does not stop
+ * the owner's tests, and what the tests would load does. When the scope cannot be told (a
+ * directory that cannot be listed, a project too large to look through) there is none, and the
+ * caller counts the whole trusted directory.
+ */
+export interface CheckScope {
+  /** Directories every file below which counts. */
+  readonly trees: readonly ScopeTree[];
+  /** The trusted directories above the project, outermost last: only what tools load from above counts there. */
+  readonly above: readonly string[];
+}
+
+export interface ScopeTree {
+  readonly dir: string;
+  /** The manifest or build file that names it, for a linked directory; none for the project. */
+  readonly namedBy?: string;
+}
+
+/** Directories a project's walk for manifests does not enter: installed packages, build output, tool state. */
+const NOT_WALKED = new Set(["node_modules", "vendor", "target", "dist", "build", "out", "__pycache__", "venv", "env", "site-packages", "bower_components"]);
+/** How deep below the project its manifests are looked for (a monorepo's `packages/*` is 2). */
+const MAX_DEPTH = 3;
+/** How many directories of the project are listed before the scope is given up as unknown. */
+const MAX_DIRS = 400;
+/** How many manifests are read before the scope is given up as unknown. */
+const MAX_MANIFESTS = 200;
+/** How much of a manifest is read for the paths it names. */
+const MANIFEST_BYTES = 256 * 1024;
+
+/**
+ * A relative path in a manifest: `./x`, `../x`, `..` (backslashes too: a .csproj's `..\Lib`), after
+ * a quote, a blank, `=`, `:` (`file:../x`), a bracket, a comma, or a `/` or `}` that ends a
+ * placeholder (`<rootDir>/../x`, `${__dirname}/../x`; taken from the file's directory, which may
+ * name more than the tool would), up to a character no path here holds (a glob's `*` ends it:
+ * `./packages/*` names `./packages`).
+ */
+const RELATIVE_PATH = /(?:^|[\s"'`=:(,[<>/}])(\.\.?(?:[\\/][^\s"'`,;()[\]{}<>*?|&$]*)?)(?![\w.-])/gm;
+
+/** A `..` that is a whole part of a path, not one of `../x`. */
+const BARE_PARENT = /(?<![\w./\\])\.\.(?![\w./\\])/g;
+
+/** Python that computes an import path from its own file's place. */
+const PYTHON_COMPUTED_PATH = /\bsys\.path\b|\bos\.pardir\b|\.parents?\b|\bPYTHONPATH\b/;
+
+/**
+ * The scope of a check in `dir`, which `root` (the outermost trusted directory holding it) holds.
+ * `isProjectFile` says whether a file's name makes its directory part of a project.
+ */
+export function checkScope(dir: string, root: string, isProjectFile: (name: string) => boolean): CheckScope | undefined {
+  const chain: string[] = [];
+  for (let at = dir; ; at = dirname(at)) {
+    chain.push(at);
+    if (at === root || dirname(at) === at) break;
+  }
+  if (chain[chain.length - 1] !== root) return undefined;
+  const manifests: string[] = [];
+  let project = dir;
+  for (const at of chain) {
+    const entries = listing(at);
+    if (entries === undefined) return undefined;
+    const found = entries.filter((e) => !e.isDirectory() && isProjectFile(e.name)).map((e) => join(at, e.name));
+    if (found.length > 0) project = at;
+    manifests.push(...found);
+  }
+  const walked = projectManifests(project, isProjectFile);
+  if (walked === undefined) return undefined;
+  manifests.push(...walked);
+  const trees: ScopeTree[] = [{ dir: project }];
+  const read = new Set<string>();
+  for (let i = 0; i < manifests.length; i++) {
+    const manifest = manifests[i] as string;
+    if (read.has(manifest)) continue;
+    read.add(manifest);
+    if (read.size > MAX_MANIFESTS) return undefined;
+    const text = head(manifest);
+    // A Python start-up file that computes where to import from (`sys.path`, `Path(__file__).parents[1]`)
+    // can name any directory: the scope is not known.
+    if (text === undefined || (manifest.endsWith(".py") && PYTHON_COMPUTED_PATH.test(text))) return undefined;
+    for (const match of text.matchAll(RELATIVE_PATH)) {
+      const spelled = (match[1] as string).replace(/\\/g, "/");
+      // `path.join(__dirname, "..", "..")`: a bare `..` goes up once for each on its line.
+      const named = spelled === ".." ? upFrom(dirname(manifest), barePartsOnLine(text, match.index ?? 0)) : resolve(dirname(manifest), spelled);
+      // A named manifest (`..\Lib\Lib.csproj`, `../core/Cargo.toml`) stands for its project's directory.
+      const target = isProjectFile(basename(named)) ? dirname(named) : named;
+      // Outside the trusted directory is outside what ClawOS vouches for anyway; inside a tree
+      // already counted adds nothing.
+      if (!within(target, root) || trees.some((t) => within(target, t.dir))) continue;
+      trees.push({ dir: target, namedBy: manifest });
+      // What a linked package's own manifests name is built with it.
+      const entries = listing(target) ?? [];
+      for (const e of entries) if (!e.isDirectory() && isProjectFile(e.name)) manifests.push(join(target, e.name));
+    }
+  }
+  // A tree that a later link's tree holds counts once, as the larger one.
+  const kept = trees.filter((t) => !trees.some((o) => o !== t && o.dir !== t.dir && within(t.dir, o.dir)));
+  return { trees: kept, above: chain.slice(chain.indexOf(project) + 1) };
+}
+
+/** How many bare `..` parts the line holding `at` has (at least one: the one found there). */
+function barePartsOnLine(text: string, at: number): number {
+  const start = text.lastIndexOf("\n", at) + 1;
+  const end = text.indexOf("\n", at);
+  const line = text.slice(start, end === -1 ? undefined : end);
+  return Math.max(1, line.match(BARE_PARENT)?.length ?? 0);
+}
+
+function upFrom(dir: string, levels: number): string {
+  let at = dir;
+  for (let i = 0; i < levels; i++) at = dirname(at);
+  return at;
+}
+
+/** Whether a labelled path above the project is one tools load from there by themselves (`CheckScope.above`). */
+export function loadedFromAbove(path: string, above: readonly string[], autoloaded: (path: string) => boolean): boolean {
+  for (const dir of above) {
+    const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+    if (!path.startsWith(prefix)) continue;
+    const rest = path.slice(prefix.length);
+    const first = rest.split("/")[0] as string;
+    if (rest === first) {
+      if (autoloaded(path)) return true;
+    } else if (first === "node_modules" || (first.startsWith(".") && first !== ".git")) return true;
+  }
+  return false;
+}
+
+/** The manifests and build files below the project, a few levels deep; undefined when there are too many directories to look through. */
+function projectManifests(project: string, isProjectFile: (name: string) => boolean): string[] | undefined {
+  const found: string[] = [];
+  let dirs = 0;
+  const queue: { dir: string; depth: number }[] = [{ dir: project, depth: 0 }];
+  while (queue.length > 0) {
+    const { dir, depth } = queue.shift() as { dir: string; depth: number };
+    if (++dirs > MAX_DIRS) return undefined;
+    const entries = listing(dir);
+    if (entries === undefined) return undefined;
+    for (const e of entries) {
+      if (e.isDirectory()) {
+        if (depth < MAX_DEPTH && !e.name.startsWith(".") && !NOT_WALKED.has(e.name)) queue.push({ dir: join(dir, e.name), depth: depth + 1 });
+      } else if (depth > 0 && isProjectFile(e.name)) found.push(join(dir, e.name));
+    }
+  }
+  return found;
+}
+
+/** A directory's entries: none when it does not exist (yet), undefined when it cannot be listed. */
+function listing(dir: string): Dirent[] | undefined {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ENOTDIR" ? [] : undefined;
+  }
+}
+
+/** The first `MANIFEST_BYTES` of a file as text; undefined when it cannot be read. */
+function head(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const buffer = Buffer.alloc(MANIFEST_BYTES);
+    const n = readSync(fd, buffer, 0, MANIFEST_BYTES, 0);
+    return buffer.subarray(0, n).toString("utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // A manifest that went away since the listing names nothing.
+    return code === "ENOENT" ? "" : undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function within(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+}
