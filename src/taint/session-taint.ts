@@ -310,7 +310,9 @@ export class SessionTaint {
     const command = facts.command;
     if (!command?.cwd || !this.policy.tagging) return [];
     const state = call.sessionKey ? this.store.peek(call.sessionKey) : undefined;
-    const dirs = [...new Set([command.cwd, ...treeDirsOf(command, this.policy.home)])];
+    // The working directory is a tree it runs unless it only runs where a cd put it (`cd api && npm test`).
+    const named = treeDirsOf(command, this.policy.home);
+    const dirs = [...new Set([...(command.view.runsCwd || named.length === 0 ? [command.cwd] : []), ...named])];
     return dirs.map((dir) => {
       const base = { argument: `${command.argument}'s tree`, role: "path" as const, value: shownValue(dir) };
       const own = this.provenance.ownTree(dir, state, required, call.agentId);

@@ -1833,7 +1833,9 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
         d.rules.map((r) => r.rule),
         command,
       ).toEqual(["provenance.endorsed"]);
-      expect(d.arguments?.[0], command).toMatchObject({ argument: "command's tree", role: "path", verdict: "endorsed", value: workspace });
+      // Where a cd puts it, that directory is its tree (the workspace is not).
+      const tree = command.startsWith("cd src") ? join(workspace, "src") : workspace;
+      expect(d.arguments?.[0], command).toMatchObject({ argument: "command's tree", role: "path", verdict: "endorsed", value: tree });
     }
   });
 
@@ -1884,6 +1886,10 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
       expect(beside.engine.gate(call("write", { params: { path, content: "import os" } })).outcome, path).toBe("allow");
     }
     expect(beside.engine.gate(call("exec", { params: { command: "pytest -q", workdir: "api" } })).outcome).toBe("allow");
+    // So from the workspace, where a cd puts it: the workspace itself is not a tree it runs.
+    expect(beside.engine.gate(call("exec", { params: { command: "cd api && python -m pytest -q" } })).outcome).toBe("allow");
+    // A `;` runs the tests where the cd failed too.
+    expect(beside.engine.gate(call("exec", { params: { command: "cd api; python -m pytest -q" } })).outcome).toBe("block");
     // Run in the workspace itself, the check's project is all of it: the same files ask.
     const whole = beside.engine.gate(call("exec", { params: { command: "pytest -q" } }));
     expect(whole.outcome).toBe("block");

@@ -140,6 +140,11 @@ export interface CommandView {
    * npm --prefix ../app, cd ../app && npm test), relative to it.
    */
   readonly treeDirs: readonly string[];
+  /**
+   * With runsTree: it runs the code of the working directory itself, not only where a cd or a
+   * flag put it (`npm test`, `pytest tests/`; not `cd api && npm test`).
+   */
+  readonly runsCwd: boolean;
   /** A file it reads or copies is named by text only known at run time ($PWD/x, find's {}, xargs): what it writes may hold anything. */
   readonly unknownReads: boolean;
   /**
@@ -272,6 +277,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       runsInput: true,
       codeFiles: [],
       treeDirs: [],
+      runsCwd: true,
       unknownReads: true,
       secrets: [],
       remoteRead: false,
@@ -613,6 +619,7 @@ class Walker {
   private runsInput = false;
   private readonly codeFiles: string[] = [];
   private readonly treeDirs: string[] = [];
+  private runsCwd = false;
   private unknownReads = false;
   // Short lists: arrays with a membership test are cheaper than sets at these sizes.
   private readonly reads: string[] = [];
@@ -706,6 +713,7 @@ class Walker {
       runsInput: this.runsInput,
       codeFiles: this.codeFiles,
       treeDirs: this.treeDirs,
+      runsCwd: this.runsCwd,
       unknownReads: this.unknownReads,
       secrets: this.secrets,
       // One kind of decidable action at a time: a remote read beside a restart is decided as neither.
@@ -871,7 +879,13 @@ class Walker {
     if (ctx.remote) return;
     const dir = script === undefined || !script.includes("/") ? "." : script.slice(0, script.lastIndexOf("/")) || "/";
     // Where an earlier cd put the command counts too (`cd ~/proj/scripts && bash setup.sh`).
-    for (const p of this.paths(ctx, dir, base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
+    for (const p of this.paths(ctx, dir, base)) this.treeDir(p);
+  }
+
+  /** A directory whose code the command runs: the working directory, or one it names (`treeDirs`). */
+  private treeDir(p: string): void {
+    if (p === ".") this.runsCwd = true;
+    else if (!this.treeDirs.includes(p)) this.treeDirs.push(p);
   }
 
   /** A file whose content the command runs: read, and counted as code whatever its name. */
@@ -899,7 +913,7 @@ class Walker {
       if (file && files) this.code(ctx, w, base);
       const above = trimmed.includes("/") ? trimmed.slice(0, trimmed.lastIndexOf("/")) || "/" : ".";
       const dirs = file ? [above] : ["~", "/", ".", ".."].includes(above) ? [trimmed] : [trimmed, above];
-      for (const d of dirs) for (const p of this.paths(ctx, d, base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
+      for (const d of dirs) for (const p of this.paths(ctx, d, base)) this.treeDir(p);
     }
   }
 
@@ -1647,7 +1661,7 @@ class Walker {
     }
     const where = dir !== undefined ? joinPath(base, dir) : base;
     // The tree a build runs: where a flag or an earlier cd put it, when not the working directory.
-    if (runsHere && !ctx.remote) for (const p of this.paths(ctx, dir ?? ".", base)) if (p !== "." && !this.treeDirs.includes(p)) this.treeDirs.push(p);
+    if (runsHere && !ctx.remote) for (const p of this.paths(ctx, dir ?? ".", base)) this.treeDir(p);
     if (runsHere || b.kind === "interpreter" || b.kind === "dynamic") {
       this.pointedTrees(ctx, pointed, base, runsHere);
       this.pointedTrees(ctx, operands.map(homeText), base);
@@ -1845,7 +1859,10 @@ class Walker {
     if (why && w.remoteRead && this.remoteDepth > 0 && !shell && !lookup) this.remoteOnly(why);
     else if (why && !elevated) this.notReadOnly(why);
     if (NOT_LOCAL.has(spec.kind)) this.local = false;
-    if (spec.kind === "build") this.runsTree = true;
+    if (spec.kind === "build") {
+      this.runsTree = true;
+      this.runsCwd = true;
+    }
     if (lookup) {
       this.match(argv, true);
       return;
@@ -3268,6 +3285,7 @@ class Walker {
     this.reaches(`${label} installs packages from the network`);
     // A requirements file's options and a local project's setup.py are the tree's: what they say runs.
     this.runsTree = true;
+    this.runsCwd = true;
     for (let i = 0; i < args.length; i++) {
       const t = args[i].text;
       const eq = t.indexOf("=");
