@@ -61,7 +61,7 @@ export const AUTOLOADED_PATHS: readonly LabelledGlob[] = [
   },
   {
     pattern:
-      "**/{Makefile,makefile,GNUmakefile,*.mk,Justfile,justfile,Taskfile.yml,Taskfile.yaml,Rakefile,Gemfile,*.gemspec,composer.json,requirements*.txt,Pipfile,Gruntfile.js,gulpfile.js,karma.conf.js,Vagrantfile,BUILD,BUILD.bazel,WORKSPACE,MODULE.bazel,build.sbt,mix.exs,flake.nix,shell.nix,default.nix,build.rs,Cargo.toml,rust-toolchain,rust-toolchain.toml,go.mod,go.work,go.work.sum,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,pom.xml,CMakeLists.txt,meson.build,*.csproj,*.fsproj,*.vbproj,*.sln,Directory.Build.props,Directory.Build.targets,Directory.Packages.props,global.json,NuGet.config,nuget.config}",
+      "**/{Makefile,makefile,GNUmakefile,*.mk,Justfile,justfile,Taskfile.yml,Taskfile.yaml,Rakefile,Gemfile,*.gemspec,composer.json,requirements*.txt,Pipfile,Gruntfile.js,gulpfile.js,karma.conf.js,Vagrantfile,BUILD,BUILD.bazel,WORKSPACE,MODULE.bazel,build.sbt,mix.exs,flake.nix,shell.nix,default.nix,build.rs,Cargo.toml,rust-toolchain,rust-toolchain.toml,go.mod,go.work,go.work.sum,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,pom.xml,CMakeLists.txt,meson.build,*.csproj,*.fsproj,*.vbproj,*.sln,Directory.Build.props,Directory.Build.targets,Directory.Packages.props,NuGet.config,nuget.config}",
     label: "build files",
     project: true,
   },

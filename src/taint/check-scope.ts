@@ -1,24 +1,25 @@
-import { closeSync, openSync, readdirSync, readSync, type Dirent } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, realpathSync, type Dirent } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 
 /**
  * What a check of the project (a test run, a build, a lint; `CommandView.projectCheck`) in a
- * directory may run, inside the outermost trusted directory that holds it:
+ * directory runs for certain, inside the outermost trusted directory that holds it:
  *
  * - the project: the outermost directory from the check's up to that trusted directory that holds
- *   a manifest or a build file (a monorepo's root above the package the tests run in), else the
- *   check's own directory; every file below it counts;
- * - what the project's manifests and build files name by a relative path (`file:../shared`,
- *   `path = "../core"`, go.work's `use ../lib`, a script's `../tools/run.js`), and what those name in
- *   turn: a linked package is built and run with the project;
- * - above the project, only what tools look for there by themselves: a settings or build file in a
- *   directory above (a parent's `pytest.ini`, `go.work`, `package.json`), its `node_modules` and its
- *   dot-directories (`.cargo/config.toml`, a `.venv`).
+ *   a manifest, a build file or a tool's settings (a monorepo's root above the package the tests
+ *   run in), else the check's own directory;
+ * - what the project's manifests, build files and tools' settings (and those in its
+ *   dot-directories, `.vitepress/config.mts`) name by a relative path (`file:../shared`,
+ *   `path = "../core"`, go.work's `use ../lib`, a script's `../tools/run.js`, `srcDir: '../docs'`),
+ *   and what those name in turn: a linked package or docs directory is built and run with it;
+ * - the trusted directories above the project (`above`), where tools look for settings and
+ *   packages by themselves.
  *
- * So a note, a script or another project a session saved elsewhere in the workspace does not stop
- * the owner's tests, and what the tests would load does. When the scope cannot be told (a
- * directory that cannot be listed, a project too large to look through) there is none, and the
- * caller counts the whole trusted directory.
+ * Every file in the trees counts, documents included. The caller still counts code elsewhere in
+ * the trusted directory: a path written in source code, or computed, is not read here. When the
+ * scope cannot be told (a directory that cannot be listed, a project too large to look through,
+ * Python start-up code that computes its import path) there is none, and the caller counts every
+ * file in the trusted directory.
  */
 export interface CheckScope {
   /** Directories every file below which counts. */
@@ -34,6 +35,27 @@ export interface ScopeTree {
 }
 
 /** Directories a project's walk for manifests does not enter: installed packages, build output, tool state. */
+const NOT_READ_DOT_DIRS = new Set([
+  ".git",
+  ".venv",
+  ".tox",
+  ".nox",
+  ".next",
+  ".nuxt",
+  ".svelte-kit",
+  ".turbo",
+  ".cache",
+  ".parcel-cache",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".ruff_cache",
+  ".gradle",
+  ".idea",
+  ".yarn",
+  ".pnpm-store",
+]);
+/** A tool's settings in a project's dot-directory (`.vitepress/config.mts`, `.storybook/main.ts`). */
+const DOT_DIR_SETTINGS = /\.(?:[cm]?[jt]sx?|json5?|toml|ya?ml)$/;
 const NOT_WALKED = new Set(["node_modules", "vendor", "target", "dist", "build", "out", "__pycache__", "venv", "env", "site-packages", "bower_components"]);
 /** How deep below the project its manifests are looked for (a monorepo's `packages/*` is 2). */
 const MAX_DEPTH = 3;
@@ -79,10 +101,23 @@ export function checkScope(dir: string, root: string, isProjectFile: (name: stri
     if (found.length > 0) project = at;
     manifests.push(...found);
   }
-  const walked = projectManifests(project, isProjectFile);
+  const dotSettings = new Set<string>();
+  const links: string[] = [];
+  const walked = projectManifests(project, isProjectFile, dotSettings, links);
   if (walked === undefined) return undefined;
   manifests.push(...walked);
   const trees: ScopeTree[] = [{ dir: project }];
+  for (const link of links) {
+    let target: string;
+    try {
+      target = realpathSync(link);
+    } catch {
+      continue; // a dangling link runs nothing
+    }
+    if (!within(target, root) || trees.some((t) => within(target, t.dir))) continue;
+    trees.push({ dir: target, namedBy: link });
+    for (const e of listing(target) ?? []) if (!e.isDirectory() && isProjectFile(e.name)) manifests.push(join(target, e.name));
+  }
   const read = new Set<string>();
   for (let i = 0; i < manifests.length; i++) {
     const manifest = manifests[i] as string;
@@ -93,19 +128,24 @@ export function checkScope(dir: string, root: string, isProjectFile: (name: stri
     // A Python start-up file that computes where to import from (`sys.path`, `Path(__file__).parents[1]`)
     // can name any directory: the scope is not known.
     if (text === undefined || (manifest.endsWith(".py") && PYTHON_COMPUTED_PATH.test(text))) return undefined;
+    // A tool's settings in a dot-directory may name paths from the project's directory
+    // (VitePress's srcDir) or from its own (Storybook's stories): both count.
+    const bases = dotSettings.has(manifest) ? [dirname(manifest), dirname(dirname(manifest))] : [dirname(manifest)];
     for (const match of text.matchAll(RELATIVE_PATH)) {
       const spelled = (match[1] as string).replace(/\\/g, "/");
-      // `path.join(__dirname, "..", "..")`: a bare `..` goes up once for each on its line.
-      const named = spelled === ".." ? upFrom(dirname(manifest), barePartsOnLine(text, match.index ?? 0)) : resolve(dirname(manifest), spelled);
-      // A named manifest (`..\Lib\Lib.csproj`, `../core/Cargo.toml`) stands for its project's directory.
-      const target = isProjectFile(basename(named)) ? dirname(named) : named;
-      // Outside the trusted directory is outside what ClawOS vouches for anyway; inside a tree
-      // already counted adds nothing.
-      if (!within(target, root) || trees.some((t) => within(target, t.dir))) continue;
-      trees.push({ dir: target, namedBy: manifest });
-      // What a linked package's own manifests name is built with it.
-      const entries = listing(target) ?? [];
-      for (const e of entries) if (!e.isDirectory() && isProjectFile(e.name)) manifests.push(join(target, e.name));
+      for (const base of bases) {
+        // `path.join(__dirname, "..", "..")`: a bare `..` goes up once for each on its line.
+        const named = spelled === ".." ? upFrom(base, barePartsOnLine(text, match.index ?? 0)) : resolve(base, spelled);
+        // A named manifest (`..\Lib\Lib.csproj`, `../core/Cargo.toml`) stands for its project's directory.
+        const target = isProjectFile(basename(named)) ? dirname(named) : named;
+        // Outside the trusted directory is outside what ClawOS vouches for anyway; inside a tree
+        // already counted adds nothing.
+        if (!within(target, root) || trees.some((t) => within(target, t.dir))) continue;
+        trees.push({ dir: target, namedBy: manifest });
+        // What a linked package's own manifests name is built with it.
+        const entries = listing(target) ?? [];
+        for (const e of entries) if (!e.isDirectory() && isProjectFile(e.name)) manifests.push(join(target, e.name));
+      }
     }
   }
   // A tree that a later link's tree holds counts once, as the larger one.
@@ -127,22 +167,31 @@ function upFrom(dir: string, levels: number): string {
   return at;
 }
 
-/** Whether a labelled path above the project is one tools load from there by themselves (`CheckScope.above`). */
-export function loadedFromAbove(path: string, above: readonly string[], autoloaded: (path: string) => boolean): boolean {
+/**
+ * Whether a labelled path above the project is one tools load from there by themselves
+ * (`CheckScope.above`): a manifest, a build file or a dot-file (`.npmrc`, `.pytest.ini`,
+ * `.tool-versions`) in a directory above, or anything in its `node_modules` or a dot-directory
+ * (`.cargo/config.toml`, a `.venv`), not its `.git`.
+ */
+export function loadedFromAbove(path: string, above: readonly string[], isProjectFile: (name: string) => boolean): boolean {
   for (const dir of above) {
     const prefix = dir.endsWith("/") ? dir : `${dir}/`;
     if (!path.startsWith(prefix)) continue;
     const rest = path.slice(prefix.length);
     const first = rest.split("/")[0] as string;
     if (rest === first) {
-      if (autoloaded(path)) return true;
+      if (isProjectFile(first) || first.startsWith(".")) return true;
     } else if (first === "node_modules" || (first.startsWith(".") && first !== ".git")) return true;
   }
   return false;
 }
 
-/** The manifests and build files below the project, a few levels deep; undefined when there are too many directories to look through. */
-function projectManifests(project: string, isProjectFile: (name: string) => boolean): string[] | undefined {
+/**
+ * The manifests and build files below the project, a few levels deep, and the settings files in
+ * its dot-directories (noted in `dotSettings`); undefined when there are too many directories to
+ * look through.
+ */
+function projectManifests(project: string, isProjectFile: (name: string) => boolean, dotSettings: Set<string>, links: string[]): string[] | undefined {
   const found: string[] = [];
   let dirs = 0;
   const queue: { dir: string; depth: number }[] = [{ dir: project, depth: 0 }];
@@ -152,12 +201,76 @@ function projectManifests(project: string, isProjectFile: (name: string) => bool
     const entries = listing(dir);
     if (entries === undefined) return undefined;
     for (const e of entries) {
+      // A directory linked in (`common -> ../common`), and a package `npm link` or a workspace put
+      // in node_modules, is run with the project wherever it is.
+      if (e.isSymbolicLink()) links.push(join(dir, e.name));
+      else if (e.isDirectory() && e.name === "node_modules") {
+        const linked = linkedPackages(join(dir, e.name));
+        if (linked === undefined) return undefined;
+        links.push(...linked);
+      }
       if (e.isDirectory()) {
         if (depth < MAX_DEPTH && !e.name.startsWith(".") && !NOT_WALKED.has(e.name)) queue.push({ dir: join(dir, e.name), depth: depth + 1 });
+        // A tool's settings kept in a dot-directory of the project name what it builds too.
+        else if (depth === 0 && e.name.startsWith(".") && !NOT_READ_DOT_DIRS.has(e.name)) {
+          const inner = listing(join(dir, e.name));
+          if (inner === undefined) return undefined;
+          for (const f of inner) {
+            if (f.isDirectory() || !DOT_DIR_SETTINGS.test(f.name)) continue;
+            found.push(join(dir, e.name, f.name));
+            dotSettings.add(join(dir, e.name, f.name));
+          }
+        }
       } else if (depth > 0 && isProjectFile(e.name)) found.push(join(dir, e.name));
     }
   }
   return found;
+}
+
+/** The symbolic links among a node_modules directory's packages (`name`, `@scope/name`). */
+function linkedPackages(modules: string): string[] | undefined {
+  const entries = listing(modules);
+  if (entries === undefined) return undefined;
+  const out: string[] = [];
+  for (const e of entries) {
+    if (e.isSymbolicLink()) out.push(join(modules, e.name));
+    else if (e.isDirectory() && e.name.startsWith("@")) {
+      const scoped = listing(join(modules, e.name));
+      if (scoped === undefined) return undefined;
+      for (const s of scoped) if (s.isSymbolicLink()) out.push(join(modules, e.name, s.name));
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether a path outside the check's scope is inside another project: a directory between it and
+ * the trusted root (not one the check runs in or above) holds a manifest, a build file, a tool's
+ * settings or a repository (`.git`). For a clone or an extraction (a directory), a project one
+ * level down counts too (an archive of a repository unpacks to `dl/repo/`). Such a project's code
+ * runs with the check only through a link the scope follows. `cache` keeps what each directory
+ * was found to be.
+ */
+export function inOtherProject(path: string, root: string, scope: CheckScope, isProjectFile: (name: string) => boolean, cache: Map<string, boolean>): boolean {
+  const mine = new Set([...scope.trees.map((t) => t.dir), ...scope.above]);
+  const holdsProject = (dir: string, below: boolean): boolean => {
+    const key = below ? `${dir}\u0000below` : dir;
+    let holds = cache.get(key);
+    if (holds === undefined) {
+      // A directory that cannot be listed is not known to be another project's.
+      const entries = listing(dir) ?? [];
+      holds = entries.some((e) => e.name === ".git" || (!e.isDirectory() && isProjectFile(e.name)));
+      if (!holds && below) holds = entries.some((e) => e.isDirectory() && !e.name.startsWith(".") && holdsProject(join(dir, e.name), false));
+      cache.set(key, holds);
+    }
+    return holds;
+  };
+  // From the path itself: a clone or an extraction is a directory, and may be a project itself.
+  for (let at = path; at !== root && within(at, root); at = dirname(at)) {
+    if (mine.has(at)) return false;
+    if (holdsProject(at, at === path)) return true;
+  }
+  return false;
 }
 
 /** A directory's entries: none when it does not exist (yet), undefined when it cannot be listed. */

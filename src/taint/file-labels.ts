@@ -188,10 +188,15 @@ export class FileLabels {
    * tests, pytest's `--doctest-glob`; notes a research session saved are not code to `npm test`).
    * Undefined when there is none.
    */
-  lowestCodeUnder(dir: string, above: TrustLevel, docs = false, skip?: (path: string) => boolean): { path: string; label: FileLabel } | undefined {
+  lowestCodeUnder(
+    dir: string,
+    above: TrustLevel,
+    docs = false,
+    skip?: (path: string, label: FileLabel) => boolean,
+  ): { path: string; label: FileLabel } | undefined {
     let low: { path: string; label: FileLabel } | undefined;
     for (const code of this.codeBelow(dir, above, docs)) {
-      if (skip?.(code.path)) continue;
+      if (skip?.(code.path, code.label)) continue;
       if (!low || trustRank(codeLevel(code.label)) < trustRank(codeLevel(low.label))) low = code;
     }
     return low;

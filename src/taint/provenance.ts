@@ -4,7 +4,7 @@ import { isRegularFile, type FileCopy } from "../policy/touches.ts";
 import { RUNTIME_PATH } from "../policy/commands/classify.ts";
 import type { ArgumentRole } from "../policy/manifest-schema.ts";
 import { holdsSecret, redactString } from "../audit/redact.ts";
-import { checkScope, loadedFromAbove, type ScopeTree } from "./check-scope.ts";
+import { checkScope, inOtherProject, loadedFromAbove, type ScopeTree } from "./check-scope.ts";
 import { codeLevel, GIT_DIR_PART, type FileLabel, type FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
@@ -96,7 +96,8 @@ export interface ArgumentValue {
 
 const VALUE_SHOWN = 120;
 /** Source code by its extension, as a build or a test runner would take it. */
-const RECEIVED_CODE = /\.(?:py|pyw|js|mjs|cjs|jsx|ts|mts|cts|tsx|sh|bash|zsh|go|rs|rb|php|pl|java|kt|swift|c|cc|cpp|h|hpp|cs|lua|ex|exs)$/i;
+const SOURCE_CODE =
+  /\.(?:py|pyw|pyi|pth|js|mjs|cjs|jsx|ts|mts|cts|tsx|vue|svelte|astro|mdx|sh|bash|zsh|fish|ps1|bat|cmd|go|rs|rb|php|pl|pm|java|kt|kts|scala|groovy|gradle|swift|m|mm|c|cc|cpp|cxx|h|hpp|cs|fs|fsx|vb|lua|ex|exs|erl|hs|ml|clj|dart|jl|r|zig|nim|wasm|node|so|dylib|dll|jar|pyc|whl)$/i;
 /** Attachments looked at for code; past it, the directory counts as holding some. */
 const MAX_RECEIVED_LOOKED_AT = 2_000;
 /** Inputs that come from a person (or a parent session) rather than from a tool's output. */
@@ -291,11 +292,15 @@ export class Provenance {
   /**
    * Whether a check of the project (`CommandView.projectCheck`) in `dir` runs only the owner's code:
    * the session is the owner's, the directory is one of the trusted paths, and nothing a session
-   * below owner wrote is in what the check may run (`checkScope`): its project, documents included
-   * (a docs site's pages, Go's testscript files; not the memory notes OpenClaw writes itself), what
-   * the project's manifests link to, and what tools load from the directories above it. When that
-   * scope cannot be told, the outermost trusted directory that holds `dir` counts whole. The note
-   * says why not.
+   * below owner wrote is there for the check to run. In what the check may run (`checkScope`: its
+   * project, what the project's manifests link to), every file counts, documents included (a docs
+   * site's pages, Go's testscript files). Elsewhere in the outermost trusted directory that holds
+   * `dir`, code counts (source files, a clone or an extraction, manifests and build files, and
+   * what tools load from the directories above: their node_modules and dot-files): a new file
+   * can win an import the owner's code makes by a path no manifest names (`require("../common/x")`
+   * finds x.js before x/index.js). Notes, data and documents there do not. When the scope cannot be
+   * told, every file there counts. The memory notes OpenClaw writes itself never do. The note says
+   * why not.
    */
   ownTree(dir: string, state: SessionTrust | undefined, required: TrustLevel, agentId: string | undefined): { ok: true } | { ok: false; note: string } {
     // Only the owner's own work: a check a stranger or a sub-agent's task asks for is theirs to ask.
@@ -323,15 +328,20 @@ export class Provenance {
               : `${tree.dir}, where it runs,`;
       const received = this.receivedCode(tree.dir, agentId);
       if (received) return { ok: false, note: `${where} holds ${received}, which OpenClaw saved from a message (a test runner may collect it)` };
-      // A linked package is built and run, its documents are not.
-      consider(this.labels.lowestCodeUnder(tree.dir, "owner", tree.namedBy === undefined, hostWritten), where);
+      consider(this.labels.lowestCodeUnder(tree.dir, "owner", true, hostWritten), where);
     }
-    if (scope && scope.above.length > 0) {
-      const autoloaded = (path: string) => this.settings.autoloaded(path, agentId) !== undefined;
-      const loaded = (path: string) => loadedFromAbove(path, scope.above, autoloaded);
+    if (scope) {
+      // Another project's code runs with this one only through a link the scope follows.
+      const projects = new Map<string, boolean>();
+      const code = (path: string, label: FileLabel) =>
+        (label.tree === true ||
+          SOURCE_CODE.test(path) ||
+          this.settings.projectFile(basename(path)) ||
+          loadedFromAbove(path, scope.above, this.settings.projectFile)) &&
+        !inOtherProject(path, root, scope, this.settings.projectFile, projects);
       consider(
-        this.labels.lowestCodeUnder(root, "owner", false, (path) => hostWritten(path) || !loaded(path)),
-        "a directory above it (where tools look for settings and packages)",
+        this.labels.lowestCodeUnder(root, "owner", false, (path, label) => hostWritten(path) || !code(path, label)),
+        `${root}, where it runs (code there may be imported by a path no manifest names),`,
       );
     }
     if (!low) return { ok: true };
@@ -423,7 +433,7 @@ export class Provenance {
     } catch {
       return undefined;
     }
-    const code = names.slice(0, MAX_RECEIVED_LOOKED_AT).find((name) => RECEIVED_CODE.test(name));
+    const code = names.slice(0, MAX_RECEIVED_LOOKED_AT).find((name) => SOURCE_CODE.test(name));
     return code === undefined ? (names.length > MAX_RECEIVED_LOOKED_AT ? join(inbound, names[MAX_RECEIVED_LOOKED_AT]) : undefined) : join(inbound, code);
   }
 

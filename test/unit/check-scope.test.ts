@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectFileMatcher } from "../../src/policy/autoloaded-paths.ts";
-import { checkScope, loadedFromAbove } from "../../src/taint/check-scope.ts";
+import { checkScope, inOtherProject, loadedFromAbove } from "../../src/taint/check-scope.ts";
 
 const isProjectFile = projectFileMatcher(false);
 
@@ -59,6 +59,35 @@ describe("the scope of a check of the project", () => {
     expect(scope?.trees.find((t) => t.dir === join(root, "deep"))?.namedBy).toBe(join(root, "shared", "package.json"));
   });
 
+  it("reads the settings a tool keeps in a dot-directory of the project (a docs site's source directory)", () => {
+    const root = tree({ "website/package.json": "{}", "website/.vitepress/config.mts": "export default { srcDir: '../docs' };", "docs/index.md": "" });
+    expect(checkScope(join(root, "website"), root, isProjectFile)?.trees.map((t) => t.dir)).toEqual([join(root, "website"), join(root, "docs")]);
+  });
+
+  it("follows the symbolic links in the project and its node_modules (npm link, a linked directory)", () => {
+    const root = tree({ "api/package.json": "{}", "shared/package.json": "{}", "ui/package.json": "{}", "common/x.js": "", "other/package.json": "{}" });
+    mkdirSync(join(root, "api", "node_modules", "@me"), { recursive: true });
+    symlinkSync("../../shared", join(root, "api", "node_modules", "shared"));
+    symlinkSync("../../../ui", join(root, "api", "node_modules", "@me", "ui"));
+    symlinkSync("../common", join(root, "api", "common"));
+    symlinkSync("/nonexistent-target", join(root, "api", "dangling"));
+    const scope = checkScope(join(root, "api"), root, isProjectFile);
+    expect(scope?.trees.map((t) => t.dir).sort()).toEqual([join(root, "api"), join(root, "common"), join(root, "shared"), join(root, "ui")].sort());
+    // Code in a project the check does not link to is that project's; code in a plain directory,
+    // or beside the project in the directories above, may be imported by a path.
+    const cache = new Map<string, boolean>();
+    expect(inOtherProject(join(root, "other", "src", "x.js"), root, scope!, isProjectFile, cache)).toBe(true);
+    expect(inOtherProject(join(root, "plain", "x.js"), root, scope!, isProjectFile, cache)).toBe(false);
+    expect(inOtherProject(join(root, "x.py"), root, scope!, isProjectFile, cache)).toBe(false);
+    // A clone is a repository; an archive of one unpacks a level down.
+    mkdirSync(join(root, "clone", ".git"), { recursive: true });
+    mkdirSync(join(root, "dl", "repo", ".git"), { recursive: true });
+    mkdirSync(join(root, "data", "csv"), { recursive: true });
+    expect(inOtherProject(join(root, "clone"), root, scope!, isProjectFile, cache)).toBe(true);
+    expect(inOtherProject(join(root, "dl"), root, scope!, isProjectFile, cache)).toBe(true);
+    expect(inOtherProject(join(root, "data"), root, scope!, isProjectFile, cache)).toBe(false);
+  });
+
   it("a link to a directory above the project takes in all of it; a path outside the trusted directory adds nothing", () => {
     const root = tree({ "ws/api/pyproject.toml": "[tool.pytest.ini_options]\npythonpath = ['..']\n", "ws/x.py": "" });
     const scope = checkScope(join(root, "ws", "api"), join(root, "ws"), isProjectFile);
@@ -86,15 +115,17 @@ describe("the scope of a check of the project", () => {
     expect(checkScope(join(root, "big"), root, isProjectFile)).toBeUndefined();
   });
 
-  it("above the project, only settings and build files tools look for there, their node_modules and dot-directories count", () => {
+  it("above the project, tools load manifests, build files and dot-files, and what is in node_modules and dot-directories", () => {
     const above = ["/ws/a", "/ws"];
-    const autoloaded = (path: string) => /(?:pytest\.ini|package\.json|conftest\.py)$/.test(path);
+    const autoloaded = isProjectFile;
     expect(loadedFromAbove("/ws/pytest.ini", above, autoloaded)).toBe(true);
     expect(loadedFromAbove("/ws/a/conftest.py", above, autoloaded)).toBe(true);
     expect(loadedFromAbove("/ws/node_modules/left-pad/index.js", above, autoloaded)).toBe(true);
     expect(loadedFromAbove("/ws/.cargo/config.toml", above, autoloaded)).toBe(true);
     expect(loadedFromAbove("/ws/.git/hooks/pre-commit", above, autoloaded)).toBe(false);
+    expect(loadedFromAbove("/ws/.npmrc", above, autoloaded)).toBe(true);
     expect(loadedFromAbove("/ws/helper.py", above, autoloaded)).toBe(false);
+    expect(loadedFromAbove("/ws/SOUL.md", above, autoloaded)).toBe(false);
     expect(loadedFromAbove("/ws/other/package.json", above, autoloaded)).toBe(false);
     expect(loadedFromAbove("/elsewhere/pytest.ini", above, autoloaded)).toBe(false);
   });

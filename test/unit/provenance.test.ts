@@ -1877,12 +1877,12 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
   });
 
   it("a check below owner looks at what it may run: its project, what its manifests link to, what tools load from above; not the rest of the workspace", () => {
-    // A helper and a script the lowered session saved beside the project, in the workspace: the
-    // tests in api/ do not load them, so they go on.
+    // A note, a script without an extension and data the lowered session saved beside the project,
+    // in the workspace: the tests in api/ do not run them, so they go on.
     const beside = lowered();
     mkdirSync(join(beside.workspace, "api"), { recursive: true });
     writeFileSync(join(beside.workspace, "api", "pyproject.toml"), "[project]\nname = 'api'\n");
-    for (const path of ["repro_helper.py", "pwned", "other-app/src/x.js"]) {
+    for (const path of ["notes/standup.md", "pwned", "downloads/prices.csv"]) {
       expect(beside.engine.gate(call("write", { params: { path, content: "import os" } })).outcome, path).toBe("allow");
     }
     expect(beside.engine.gate(call("exec", { params: { command: "pytest -q", workdir: "api" } })).outcome).toBe("allow");
@@ -1893,7 +1893,24 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     // Run in the workspace itself, the check's project is all of it: the same files ask.
     const whole = beside.engine.gate(call("exec", { params: { command: "pytest -q" } }));
     expect(whole.outcome).toBe("block");
-    expect(blockReason(whole)).toMatch(/it holds .*(repro_helper\.py|pwned|x\.js), which session agent:main:main wrote at untrusted/);
+    expect(blockReason(whole)).toMatch(/it holds .*(standup\.md|pwned|prices\.csv), which session agent:main:main wrote at untrusted/);
+    // Code saved beside the project counts wherever it is: the owner's code may import it by a
+    // path no manifest names (a new helper.py can shadow a module, x.js wins over x/index.js).
+    expect(beside.engine.gate(call("write", { params: { path: "helpers/repro_helper.py", content: "import os" } })).outcome).toBe("allow");
+    const code = beside.engine.gate(call("exec", { params: { command: "pytest -q", workdir: "api" } }));
+    expect(code.outcome).toBe("block");
+    expect(blockReason(code)).toContain(
+      `${beside.workspace}, where it runs (code there may be imported by a path no manifest names), holds ${join(beside.workspace, "helpers", "repro_helper.py")}`,
+    );
+    // Code in another project (a directory with its own manifest) the check does not link to is that
+    // project's: the tests in api/ do not run it.
+    const sibling = lowered();
+    mkdirSync(join(sibling.workspace, "api"), { recursive: true });
+    writeFileSync(join(sibling.workspace, "api", "pyproject.toml"), "[project]\nname = 'api'\n");
+    mkdirSync(join(sibling.workspace, "scraper"), { recursive: true });
+    writeFileSync(join(sibling.workspace, "scraper", "package.json"), "{}");
+    expect(sibling.engine.gate(call("write", { params: { path: "scraper/src/parse.js", content: "x" } })).outcome).toBe("allow");
+    expect(sibling.engine.gate(call("exec", { params: { command: "pytest -q", workdir: "api" } })).outcome).toBe("allow");
     // The owner's pytest settings above api/ make the workspace the project: the helper counts.
     const above = lowered();
     mkdirSync(join(above.workspace, "api"), { recursive: true });
@@ -1926,7 +1943,7 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     const fromAbove = modules.engine.gate(call("exec", { params: { command: "npm test", workdir: "api" } }));
     expect(fromAbove.outcome).toBe("block");
     expect(blockReason(fromAbove)).toContain(
-      `a directory above it (where tools look for settings and packages) holds ${join(modules.workspace, "node_modules", "left-pad", "index.js")}`,
+      `, where it runs (code there may be imported by a path no manifest names), holds ${join(modules.workspace, "node_modules", "left-pad", "index.js")}`,
     );
     // A page the docs site's build runs, and a testscript case: documents count as code below owner.
     for (const [path, command] of [

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import plugin from "../../index.ts";
@@ -114,6 +114,8 @@ export interface Trace {
   readonly host?: Record<string, unknown>;
   /** The owner's files in the agent's workspace before the first call: relative path to content. */
   readonly files?: Readonly<Record<string, string>>;
+  /** The owner's symbolic links in the workspace (`npm link`): relative path to the target, as the link spells it. */
+  readonly links?: Readonly<Record<string, string>>;
   readonly calls: readonly Step[];
   readonly file: string;
   readonly line: number;
@@ -142,6 +144,7 @@ const TRACE_KEYS = new Set([
   "config",
   "host",
   "files",
+  "links",
   "calls",
   "title",
   "tags",
@@ -303,6 +306,15 @@ export function checkTrace(value: unknown, file: string, line: number): Trace {
       if (typeof content !== "string") fail(`files.${path}`, "must be the file's content as a string");
     }
   }
+  if (value.links !== undefined) {
+    if (!isRecord(value.links)) fail("links", 'must be an object of relative paths to link targets, e.g. {"api/node_modules/shared": "../../shared"}');
+    for (const [path, target] of Object.entries(value.links)) {
+      if (isAbsolute(path) || path.split(/[\\/]/).includes("..") || !path.trim())
+        fail(`links.${path}`, "must be a path inside the workspace, relative, without ..");
+      if (typeof target !== "string" || isAbsolute(target) || resolve("/w", dirname(path), target).split("/")[1] !== "w")
+        fail(`links.${path}`, "must be a relative target inside the workspace");
+    }
+  }
   if (!Array.isArray(value.calls) || value.calls.length === 0) fail("calls", "must be a non-empty array of steps");
   const children = new Set<string>();
   const calls = value.calls.map((step, i) => checkStep(step, `calls[${i}]`, children));
@@ -323,6 +335,7 @@ export function checkTrace(value: unknown, file: string, line: number): Trace {
     ...(isRecord(value.config) ? { config: value.config } : {}),
     ...(isRecord(value.host) ? { host: value.host } : {}),
     ...(isRecord(value.files) ? { files: value.files as Record<string, string> } : {}),
+    ...(isRecord(value.links) ? { links: value.links as Record<string, string> } : {}),
     calls,
     file,
     line,
@@ -532,16 +545,21 @@ class TraceRun {
     this.placeFiles();
   }
 
-  /** The trace's `files`, written as the owner's (no call, so no label) in the workspace the host resolves. */
+  /** The trace's `files` and `links`, made as the owner's (no call, so no label) in the workspace the host resolves. */
   private placeFiles(): void {
-    if (!this.trace.files) return;
+    if (!this.trace.files && !this.trace.links) return;
     const config = deepMerge(INSTALLED_HOST_CONFIG, this.trace.host ?? {});
     const host = hostEnvironment({ stateDir: this.stateDir, openclawConfig: config, clawos: "", audit: "", sessions: "" });
     const workspace = host.locations.workspaceFor(this.agentId);
-    for (const [path, content] of Object.entries(this.trace.files)) {
+    for (const [path, content] of Object.entries(this.trace.files ?? {})) {
       const at = join(workspace, path);
       mkdirSync(dirname(at), { recursive: true });
       writeFileSync(at, content);
+    }
+    for (const [path, target] of Object.entries(this.trace.links ?? {})) {
+      const at = join(workspace, path);
+      mkdirSync(dirname(at), { recursive: true });
+      symlinkSync(target, at);
     }
   }
 
