@@ -243,36 +243,6 @@ function linkedPackages(modules: string): string[] | undefined {
   return out;
 }
 
-/**
- * Whether a path outside the check's scope is inside another project: a directory between it and
- * the trusted root (not one the check runs in or above) holds a manifest, a build file, a tool's
- * settings or a repository (`.git`). For a clone or an extraction (a directory), a project one
- * level down counts too (an archive of a repository unpacks to `dl/repo/`). Such a project's code
- * runs with the check only through a link the scope follows. `cache` keeps what each directory
- * was found to be.
- */
-export function inOtherProject(path: string, root: string, scope: CheckScope, isProjectFile: (name: string) => boolean, cache: Map<string, boolean>): boolean {
-  const mine = new Set([...scope.trees.map((t) => t.dir), ...scope.above]);
-  const holdsProject = (dir: string, below: boolean): boolean => {
-    const key = below ? `${dir}\u0000below` : dir;
-    let holds = cache.get(key);
-    if (holds === undefined) {
-      // A directory that cannot be listed is not known to be another project's.
-      const entries = listing(dir) ?? [];
-      holds = entries.some((e) => e.name === ".git" || (!e.isDirectory() && isProjectFile(e.name)));
-      if (!holds && below) holds = entries.some((e) => e.isDirectory() && !e.name.startsWith(".") && holdsProject(join(dir, e.name), false));
-      cache.set(key, holds);
-    }
-    return holds;
-  };
-  // From the path itself: a clone or an extraction is a directory, and may be a project itself.
-  for (let at = path; at !== root && within(at, root); at = dirname(at)) {
-    if (mine.has(at)) return false;
-    if (holdsProject(at, at === path)) return true;
-  }
-  return false;
-}
-
 /** A directory's entries: none when it does not exist (yet), undefined when it cannot be listed. */
 function listing(dir: string): Dirent[] | undefined {
   try {

@@ -4,7 +4,7 @@ import { isRegularFile, type FileCopy } from "../policy/touches.ts";
 import { RUNTIME_PATH } from "../policy/commands/classify.ts";
 import type { ArgumentRole } from "../policy/manifest-schema.ts";
 import { holdsSecret, redactString } from "../audit/redact.ts";
-import { checkScope, inOtherProject, loadedFromAbove, type ScopeTree } from "./check-scope.ts";
+import { checkScope, loadedFromAbove, type ScopeTree } from "./check-scope.ts";
 import { codeLevel, GIT_DIR_PART, type FileLabel, type FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
@@ -98,6 +98,13 @@ const VALUE_SHOWN = 120;
 /** Source code by its extension, as a build or a test runner would take it. */
 const SOURCE_CODE =
   /\.(?:py|pyw|pyi|pth|js|mjs|cjs|jsx|ts|mts|cts|tsx|vue|svelte|astro|mdx|sh|bash|zsh|fish|ps1|bat|cmd|go|rs|rb|php|pl|pm|java|kt|kts|scala|groovy|gradle|swift|m|mm|c|cc|cpp|cxx|h|hpp|cs|fs|fsx|vb|lua|ex|exs|erl|hs|ml|clj|dart|jl|r|zig|nim|wasm|node|so|dylib|dll|jar|pyc|whl)$/i;
+/**
+ * Data by its extension: outside a check's scope, a program loads it as data, not as code (see
+ * `Provenance.ownTree`; a manifest or a tool's settings among these still counts).
+ */
+const DATA = /\.(?:json|jsonl|ndjson|geojson|ya?ml|xml|toml|ini|cfg|conf|parquet|sqlite3?|db)$/i;
+/** An attachment pytest collects as a doctest by its name (`--doctest-glob`'s default, `test*.txt`). */
+const RECEIVED_DOCTEST = /^test[^/]*\.txt$/i;
 /** Attachments looked at for code; past it, the directory counts as holding some. */
 const MAX_RECEIVED_LOOKED_AT = 2_000;
 /** Inputs that come from a person (or a parent session) rather than from a tool's output. */
@@ -331,14 +338,9 @@ export class Provenance {
       consider(this.labels.lowestCodeUnder(tree.dir, "owner", true, hostWritten), where);
     }
     if (scope) {
-      // Another project's code runs with this one only through a link the scope follows.
-      const projects = new Map<string, boolean>();
+      // Documents, media and logs are left out by the walk itself; data is left out here.
       const code = (path: string, label: FileLabel) =>
-        (label.tree === true ||
-          SOURCE_CODE.test(path) ||
-          this.settings.projectFile(basename(path)) ||
-          loadedFromAbove(path, scope.above, this.settings.projectFile)) &&
-        !inOtherProject(path, root, scope, this.settings.projectFile, projects);
+        label.tree === true || !DATA.test(path) || this.settings.projectFile(basename(path)) || loadedFromAbove(path, scope.above, this.settings.projectFile);
       consider(
         this.labels.lowestCodeUnder(root, "owner", false, (path, label) => hostWritten(path) || !code(path, label)),
         `${root}, where it runs (code there may be imported by a path no manifest names),`,
@@ -433,7 +435,7 @@ export class Provenance {
     } catch {
       return undefined;
     }
-    const code = names.slice(0, MAX_RECEIVED_LOOKED_AT).find((name) => SOURCE_CODE.test(name));
+    const code = names.slice(0, MAX_RECEIVED_LOOKED_AT).find((name) => SOURCE_CODE.test(name) || RECEIVED_DOCTEST.test(basename(name)));
     return code === undefined ? (names.length > MAX_RECEIVED_LOOKED_AT ? join(inbound, names[MAX_RECEIVED_LOOKED_AT]) : undefined) : join(inbound, code);
   }
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectFileMatcher } from "../../src/policy/autoloaded-paths.ts";
-import { checkScope, inOtherProject, loadedFromAbove } from "../../src/taint/check-scope.ts";
+import { checkScope, loadedFromAbove } from "../../src/taint/check-scope.ts";
 
 const isProjectFile = projectFileMatcher(false);
 
@@ -73,19 +73,6 @@ describe("the scope of a check of the project", () => {
     symlinkSync("/nonexistent-target", join(root, "api", "dangling"));
     const scope = checkScope(join(root, "api"), root, isProjectFile);
     expect(scope?.trees.map((t) => t.dir).sort()).toEqual([join(root, "api"), join(root, "common"), join(root, "shared"), join(root, "ui")].sort());
-    // Code in a project the check does not link to is that project's; code in a plain directory,
-    // or beside the project in the directories above, may be imported by a path.
-    const cache = new Map<string, boolean>();
-    expect(inOtherProject(join(root, "other", "src", "x.js"), root, scope!, isProjectFile, cache)).toBe(true);
-    expect(inOtherProject(join(root, "plain", "x.js"), root, scope!, isProjectFile, cache)).toBe(false);
-    expect(inOtherProject(join(root, "x.py"), root, scope!, isProjectFile, cache)).toBe(false);
-    // A clone is a repository; an archive of one unpacks a level down.
-    mkdirSync(join(root, "clone", ".git"), { recursive: true });
-    mkdirSync(join(root, "dl", "repo", ".git"), { recursive: true });
-    mkdirSync(join(root, "data", "csv"), { recursive: true });
-    expect(inOtherProject(join(root, "clone"), root, scope!, isProjectFile, cache)).toBe(true);
-    expect(inOtherProject(join(root, "dl"), root, scope!, isProjectFile, cache)).toBe(true);
-    expect(inOtherProject(join(root, "data"), root, scope!, isProjectFile, cache)).toBe(false);
   });
 
   it("a link to a directory above the project takes in all of it; a path outside the trusted directory adds nothing", () => {

@@ -1877,12 +1877,12 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
   });
 
   it("a check below owner looks at what it may run: its project, what its manifests link to, what tools load from above; not the rest of the workspace", () => {
-    // A note, a script without an extension and data the lowered session saved beside the project,
-    // in the workspace: the tests in api/ do not run them, so they go on.
+    // A note, a download and data the lowered session saved beside the project, in the workspace:
+    // the tests in api/ do not run them, so they go on.
     const beside = lowered();
     mkdirSync(join(beside.workspace, "api"), { recursive: true });
     writeFileSync(join(beside.workspace, "api", "pyproject.toml"), "[project]\nname = 'api'\n");
-    for (const path of ["notes/standup.md", "pwned", "downloads/prices.csv"]) {
+    for (const path of ["notes/standup.md", "downloads/prices.csv", "exports/prices.json"]) {
       expect(beside.engine.gate(call("write", { params: { path, content: "import os" } })).outcome, path).toBe("allow");
     }
     expect(beside.engine.gate(call("exec", { params: { command: "pytest -q", workdir: "api" } })).outcome).toBe("allow");
@@ -1893,7 +1893,7 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     // Run in the workspace itself, the check's project is all of it: the same files ask.
     const whole = beside.engine.gate(call("exec", { params: { command: "pytest -q" } }));
     expect(whole.outcome).toBe("block");
-    expect(blockReason(whole)).toMatch(/it holds .*(standup\.md|pwned|prices\.csv), which session agent:main:main wrote at untrusted/);
+    expect(blockReason(whole)).toMatch(/it holds .*(standup\.md|prices\.csv|prices\.json), which session agent:main:main wrote at untrusted/);
     // Code saved beside the project counts wherever it is: the owner's code may import it by a
     // path no manifest names (a new helper.py can shadow a module, x.js wins over x/index.js).
     expect(beside.engine.gate(call("write", { params: { path: "helpers/repro_helper.py", content: "import os" } })).outcome).toBe("allow");
@@ -1902,15 +1902,20 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     expect(blockReason(code)).toContain(
       `${beside.workspace}, where it runs (code there may be imported by a path no manifest names), holds ${join(beside.workspace, "helpers", "repro_helper.py")}`,
     );
-    // Code in another project (a directory with its own manifest) the check does not link to is that
-    // project's: the tests in api/ do not run it.
+    // So does code in another project (a directory with its own manifest): the owner's code may
+    // import it by a relative path too. And a file without an extension (Node runs one it is given).
     const sibling = lowered();
     mkdirSync(join(sibling.workspace, "api"), { recursive: true });
     writeFileSync(join(sibling.workspace, "api", "pyproject.toml"), "[project]\nname = 'api'\n");
     mkdirSync(join(sibling.workspace, "scraper"), { recursive: true });
     writeFileSync(join(sibling.workspace, "scraper", "package.json"), "{}");
     expect(sibling.engine.gate(call("write", { params: { path: "scraper/src/parse.js", content: "x" } })).outcome).toBe("allow");
-    expect(sibling.engine.gate(call("exec", { params: { command: "pytest -q", workdir: "api" } })).outcome).toBe("allow");
+    expect(sibling.engine.gate(call("exec", { params: { command: "pytest -q", workdir: "api" } })).outcome).toBe("block");
+    const bare = lowered();
+    mkdirSync(join(bare.workspace, "api"), { recursive: true });
+    writeFileSync(join(bare.workspace, "api", "package.json"), "{}");
+    expect(bare.engine.gate(call("write", { params: { path: "fixtures/users", content: "x" } })).outcome).toBe("allow");
+    expect(bare.engine.gate(call("exec", { params: { command: "npm test", workdir: "api" } })).outcome).toBe("block");
     // The owner's pytest settings above api/ make the workspace the project: the helper counts.
     const above = lowered();
     mkdirSync(join(above.workspace, "api"), { recursive: true });
@@ -1963,6 +1968,11 @@ describe("engine: new files under a made-up path, and the code a build runs", ()
     const collected = inbound.engine.gate(call("exec", { params: { command: "pytest -q" } }));
     expect(collected.outcome).toBe("block");
     expect(blockReason(collected)).toContain("test_repro---bd92.py, which OpenClaw saved from a message");
+    // pytest runs test*.txt as doctests: such an attachment asks too.
+    const doctest = lowered();
+    mkdirSync(join(doctest.workspace, "media", "inbound"), { recursive: true });
+    writeFileSync(join(doctest.workspace, "media", "inbound", "test_repro---7f3a.txt"), ">>> import os");
+    expect(blockReason(doctest.engine.gate(call("exec", { params: { command: "pytest -q" } })))).toContain("test_repro---7f3a.txt, which OpenClaw saved");
     // So is a note: below owner, a check asks until the owner vouches for it (/clawos files trust).
     const notes = lowered();
     expect(notes.engine.gate(call("write", { params: { path: "notes/desks.md", content: "# Desks" } })).outcome).toBe("allow");
