@@ -299,15 +299,15 @@ export class Provenance {
   /**
    * Whether a check of the project (`CommandView.projectCheck`) in `dir` runs only the owner's code:
    * the session is the owner's, the directory is one of the trusted paths, and nothing a session
-   * below owner wrote is there for the check to run. In what the check may run (`checkScope`: its
-   * project, what the project's manifests link to), every file counts, documents included (a docs
-   * site's pages, Go's testscript files). Elsewhere in the outermost trusted directory that holds
-   * `dir`, code counts (source files, a clone or an extraction, manifests and build files, and
-   * what tools load from the directories above: their node_modules and dot-files): a new file
-   * can win an import the owner's code makes by a path no manifest names (`require("../common/x")`
-   * finds x.js before x/index.js). Notes, data and documents there do not. When the scope cannot be
-   * told, every file there counts. The memory notes OpenClaw writes itself never do. The note says
-   * why not.
+   * below owner wrote is there for the check to run. In what the check runs for certain
+   * (`checkScope`: its project, what its manifests, tools' settings and links name), every file
+   * counts, documents included (a docs site's pages, Go's testscript files). Elsewhere in the
+   * outermost trusted directory that holds `dir`, every file but data and documents counts
+   * (source, files without an extension, clones and extractions, other projects' code; manifests,
+   * tools' settings and what tools load from the directories above count whatever their
+   * extension): a new file can win an import the owner's code makes by a path no manifest names
+   * (`require("../common/x")` finds x.js before x/index.js). When the scope cannot be told, every
+   * file there counts. The memory notes OpenClaw writes itself never do. The note says why not.
    */
   ownTree(dir: string, state: SessionTrust | undefined, required: TrustLevel, agentId: string | undefined): { ok: true } | { ok: false; note: string } {
     // Only the owner's own work: a check a stranger or a sub-agent's task asks for is theirs to ask.
