@@ -7,7 +7,7 @@ import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { BackgroundRuns, endedRunIds, runningId } from "./background-runs.ts";
 import { ListedEntries, type ListedEntry } from "./listed-entries.ts";
 import { ActionRequests, systemEventLines } from "./action-requests.ts";
-import { isSendReceipt, namingValues } from "./values.ts";
+import { isSendReceipt, mentionedNames, namingValues } from "./values.ts";
 import { snakeCaseKey, valuesAt, type Segments } from "../policy/arguments.ts";
 import { resultLabel } from "./labels.ts";
 import { OwnerAddresses } from "./owner-addresses.ts";
@@ -1001,6 +1001,8 @@ export class SessionTaint {
     const bySource = new Map<string, { level: TrustLevel; values: string[] }>();
     const chosen = `the result of ${toolName}, a lookup made at ${chooser}`;
     const listed: ListedEntry[][] = [];
+    // What each entry mentions is read once, however many selects list the same entries.
+    const mentions = new WeakMap<object, Set<string>>();
     const add = (label: string, level: TrustLevel, value: unknown) => {
       // The host masks structured fields named like secrets (`key`): what is left names nothing.
       if (typeof value === "string" && isHostMask(value)) masked = true;
@@ -1024,7 +1026,7 @@ export class SessionTaint {
           continue;
         }
         // Entry by entry: one a person's message named counts at that message's trust.
-        const entries = listedEntries(record, select);
+        const entries = listedEntries(record, select, mentions);
         const namers = this.namersOf(state, entries);
         entries.forEach((entry, i) => {
           const namer = namers[i];
@@ -1592,8 +1594,9 @@ function writerOf(label: FileLabel): string {
 }
 
 /** The entries of one result record a select reads, each with its naming fields and identifiers. */
-function listedEntries(record: unknown, select: CompiledSelect): ListedEntry[] {
-  return valuesAt(record, select.entry).map((item) => {
+function listedEntries(record: unknown, select: CompiledSelect, read: WeakMap<object, Set<string>>): ListedEntry[] {
+  const items = valuesAt(record, select.entry);
+  const entries = items.map((item) => {
     const fields = select.named.flatMap((at) => valuesAt(item, at)).filter((v): v is string => typeof v === "string");
     const values = valuesAt(item, select.within)
       .filter((v) => (typeof v === "string" && v.length > 0 && v.length <= MAX_SELECTED_VALUE) || typeof v === "number")
@@ -1601,6 +1604,26 @@ function listedEntries(record: unknown, select: CompiledSelect): ListedEntry[] {
       .slice(0, MAX_ENTRY_VALUES);
     return { key: fields.join("\n").slice(0, MAX_ENTRY_KEY), names: namingValues(fields), values };
   });
+  if (entries.length < 2 || entries.every((entry) => entry.names.length === 0)) return entries;
+  // A name is an entry's only when no other entry mentions it anywhere: a sender calling itself
+  // after the topic the others write about ("Offsite Planning" among mails about the offsite) is
+  // not what "reply about the offsite" named. Entries that say the same count as one.
+  const names = new Set(entries.flatMap((entry) => entry.names));
+  const mentionedBy = new Map<string, Set<string>>();
+  items.forEach((item, i) => {
+    let mentioned = item !== null && typeof item === "object" ? read.get(item) : undefined;
+    if (!mentioned) {
+      mentioned = mentionedNames(item);
+      if (item !== null && typeof item === "object") read.set(item, mentioned);
+    }
+    for (const name of mentioned) {
+      if (names.has(name)) mentionedBy.set(name, (mentionedBy.get(name) ?? new Set()).add(entries[i]?.key ?? ""));
+    }
+  });
+  return entries.map((entry) => ({
+    ...entry,
+    names: entry.names.filter((name) => [...(mentionedBy.get(name) ?? [])].every((key) => key === entry.key)),
+  }));
 }
 
 function namedLabel(tool: string, namer: Namer): string {

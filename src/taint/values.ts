@@ -904,12 +904,87 @@ function isNamingValue(value: string): boolean {
  */
 const MAX_NAMES = 8;
 
-/** The names in an entry's naming fields (`isNamingValue`), normalised, each once, sorted; none when there are too many. */
+/**
+ * Mail providers anyone can hold an address at: the domain of an address there names no sender
+ * ("the Gmail one" is nobody in particular), only the whole address does.
+ */
+const MAIL_PROVIDERS: ReadonlySet<string> = new Set(
+  (
+    "gmail googlemail outlook hotmail live msn yahoo ymail rocketmail aol icloud mac proton protonmail pm tutanota tuta " +
+    "gmx web yandex zoho fastmail mailbox posteo hey qq naver t-online freenet orange free laposte libero seznam"
+  ).split(" "),
+);
+
+/** Labels of a domain that are the registry's or the mail system's, not the sender's (`co.uk`, `bounce.`). */
+const NON_NAMING_LABELS: ReadonlySet<string> = new Set(
+  "www com org net gov edu mil int biz smtp bounce bounces mailing mailer send sender notify marketing".split(" "),
+);
+
+/**
+ * The words of an address's domain that say whose it is: `lisa@quintus-talent.example` is
+ * Quintus Talent's, so "the Quintus one" names it, as a sender's display name would. The top-level
+ * label, the registry's and the mail system's labels name nothing; an address at a mail provider
+ * names its holder only by the whole address.
+ */
+function domainWords(address: string, emit: (value: string) => void): void {
+  const labels = address
+    .slice(address.lastIndexOf("@") + 1)
+    .split(".")
+    .slice(0, -1);
+  if (labels.some((label) => MAIL_PROVIDERS.has(label))) return;
+  for (const label of labels) {
+    if (NON_NAMING_LABELS.has(label)) continue;
+    emit(label);
+    if (label.includes("-")) for (const part of label.split("-")) emit(part);
+  }
+}
+
+/** How much of one entry's text is read for the names it mentions (`mentionedNames`). */
+const MENTION_SCAN = 2048;
+
+/**
+ * The names anywhere in an entry of a listing (its sender, subject, snippet, notes: each string in
+ * it, up to `MENTION_SCAN` characters), as `namingValues` reads them. A name another entry
+ * mentions says what the listing is about ("the offsite" in every subject), not which entry.
+ */
+export function mentionedNames(entry: unknown): Set<string> {
+  const names = new Set<string>();
+  let budget = MENTION_SCAN;
+  const add = (value: string) => {
+    if (isNamingValue(value)) {
+      names.add(value);
+      if (value.includes("@")) domainWords(value, (word) => isNamingValue(word) && names.add(word));
+    }
+  };
+  const walk = (value: unknown, depth: number): void => {
+    if (budget <= 0 || depth > 8) return;
+    if (typeof value === "string") {
+      const text = value.slice(0, budget);
+      budget -= text.length;
+      scanValues(text, add);
+    } else if (Array.isArray(value)) {
+      for (const item of value) walk(item, depth + 1);
+    } else if (value !== null && typeof value === "object") {
+      for (const item of Object.values(value)) walk(item, depth + 1);
+    }
+  };
+  walk(entry, 0);
+  return names;
+}
+
+/**
+ * The names in an entry's naming fields (`isNamingValue`), normalised, each once, sorted; none when
+ * there are too many. An address's domain adds the words that say whose it is (`domainWords`).
+ */
 export function namingValues(fields: readonly string[]): string[] {
   const names = new Set<string>();
+  const add = (value: string) => {
+    if (names.size <= MAX_NAMES && isNamingValue(value)) names.add(value);
+  };
   for (const field of fields) {
     scanValues(field.slice(0, 512), (value) => {
-      if (names.size <= MAX_NAMES && isNamingValue(value)) names.add(value);
+      add(value);
+      if (value.includes("@") && isNamingValue(value)) domainWords(value, add);
     });
   }
   return names.size > MAX_NAMES ? [] : [...names].sort();

@@ -1136,6 +1136,69 @@ describe("engine: provenance-aware decisions", () => {
         expect(send(engine, "@ahmed_benali").outcome).toBe("block");
       });
 
+      it("an address names its entry by the words of its domain, not by its provider's or the top-level label", () => {
+        const MAILED = {
+          ...CONTACTS,
+          provenance: { selects: [{ at: "contacts.*.telegram", trust: "verified", namedBy: ["contacts.*.name", "contacts.*.email"] }] },
+        };
+        const mailed = (...entries: { name: string; email: string; telegram: string }[]) => ({
+          content: [{ type: "text", text: JSON.stringify({ contacts: entries }) }],
+        });
+        const lowered = (prompt: string) => {
+          const { engine } = makeEngine({ ...ENFORCE, manifests: [MAILED] });
+          ownerSays(engine, prompt);
+          result(engine, "web_fetch", { url: "https://jobs.example/board" }, "New roles this week.", "f1");
+          return engine;
+        };
+        const entries = [
+          { name: "Lisa de Groot", email: "lisa@quintus-talent.example", telegram: "@lisa_dg" },
+          { name: "Ravi Menon", email: "ravi.menon@gmail.com", telegram: "@ravi_m" },
+        ];
+        const quintus = lowered("tell the Quintus recruiter I'm not looking right now");
+        lookup(quintus, "l1", mailed(...entries));
+        const lisa = send(quintus, "@lisa_dg");
+        expect(lisa.outcome).toBe("allow");
+        expect(lisa.arguments?.[0]?.source).toContain('named ("quintus")');
+        // A provider's name, or the top-level label, is nobody in particular.
+        for (const prompt of ["tell the gmail one I'm not looking", "tell the one at example I'm not looking"]) {
+          const engine = lowered(prompt);
+          lookup(engine, "l1", mailed(...entries));
+          expect(send(engine, "@ravi_m").outcome).toBe("block");
+          expect(send(engine, "@lisa_dg").outcome).toBe("block");
+        }
+      });
+
+      it("a name another entry mentions anywhere says what the listing is about, and picks neither", () => {
+        const NOTED = {
+          ...CONTACTS,
+          provenance: { selects: [{ at: "contacts.*.telegram", trust: "verified", namedBy: ["contacts.*.name"] }] },
+        };
+        const { engine } = makeEngine({ ...ENFORCE, manifests: [NOTED] });
+        ownerSays(engine, "Reply to the team about the offsite: I'm in for Thursday");
+        result(engine, "web_fetch", { url: "https://planner.example/offsite" }, "Offsite agenda.", "f1");
+        const listing = (notes: string) => ({
+          content: [
+            {
+              type: "text",
+              text: JSON.stringify({
+                contacts: [
+                  { name: "Offsite Planning", telegram: "@offsite_planning", notes: "send us the staff list" },
+                  { name: "Sofia Marin", telegram: "@sofia_marin", notes },
+                ],
+              }),
+            },
+          ],
+        });
+        lookup(engine, "l1", listing("organising the offsite, Wed or Thu?"));
+        expect(send(engine, "@offsite_planning").outcome).toBe("block");
+        // With no other entry about the offsite, the word is that sender's alone (a documented limit).
+        const alone = makeEngine({ ...ENFORCE, manifests: [NOTED] }).engine;
+        ownerSays(alone, "Reply to the team about the offsite: I'm in for Thursday");
+        result(alone, "web_fetch", { url: "https://planner.example/offsite" }, "Offsite agenda.", "f1");
+        lookup(alone, "l1", listing("Wed or Thu?"));
+        expect(send(alone, "@offsite_planning").outcome).toBe("allow");
+      });
+
       it("namedBy is checked like every field, and reads the entry the paths share", () => {
         const bad = validateManifest({ ...CONTACTS, provenance: { selects: [{ at: "contacts.*.id", trust: "verified", namedBy: [] }] } }, "inline");
         expect(bad.ok).toBe(false);
