@@ -5,7 +5,7 @@ import type { Decision } from "../policy/decision.ts";
 import { bridgedArgs, normalizeToolName, outerCallIdOf, type ResolvedTool } from "../policy/tool-names.ts";
 import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { BackgroundRuns, endedRunIds, runningId } from "./background-runs.ts";
-import { ListedEntries, type ListedEntry } from "./listed-entries.ts";
+import { ListedEntries, type ListedEntry, type ListedLookup } from "./listed-entries.ts";
 import { ActionRequests, systemEventLines } from "./action-requests.ts";
 import { isSendReceipt, mentionedNames, namingValues } from "./values.ts";
 import { snakeCaseKey, valuesAt, type Segments } from "../policy/arguments.ts";
@@ -1003,6 +1003,8 @@ export class SessionTaint {
     const listed: ListedEntry[][] = [];
     // What each entry mentions is read once, however many selects list the same entries.
     const mentions = new WeakMap<object, Set<string>>();
+    const topics = new Set<string>();
+    const recent = result.sessionKey ? this.listed.of(result.sessionKey) : [];
     const add = (label: string, level: TrustLevel, value: unknown) => {
       // The host masks structured fields named like secrets (`key`): what is left names nothing.
       if (typeof value === "string" && isHostMask(value)) masked = true;
@@ -1026,7 +1028,7 @@ export class SessionTaint {
           continue;
         }
         // Entry by entry: one a person's message named counts at that message's trust.
-        const entries = listedEntries(record, select, mentions);
+        const entries = namableEntries(listedEntries(record, select, mentions, topics), recent);
         const namers = this.namersOf(state, entries);
         entries.forEach((entry, i) => {
           const namer = namers[i];
@@ -1041,7 +1043,12 @@ export class SessionTaint {
     }
     // A later message may name one of the entries ("reply to the one from Sofia").
     if (listed.length > 0 && result.sessionKey) {
-      this.listed.note(result.sessionKey, { tool: toolName, ...(result.toolCallId ? { callId: result.toolCallId } : {}), groups: listed });
+      this.listed.note(result.sessionKey, {
+        tool: toolName,
+        ...(result.toolCallId ? { callId: result.toolCallId } : {}),
+        groups: listed,
+        ...(topics.size > 0 ? { topics: [...topics] } : {}),
+      });
     }
     // A copy that named nothing, or only the host's masks of some fields, is not the last word: the
     // other result hook's copy (the whole text, or Tool Search's envelope) is read for them too.
@@ -1079,8 +1086,10 @@ export class SessionTaint {
 
   /** A person's message arrived: the entries it names in the session's recent lookups count at its trust. */
   private pickListed(state: SessionTrust, sessionKey: string): void {
-    for (const lookup of this.listed.of(sessionKey)) {
-      for (const entries of lookup.groups) {
+    const recent = this.listed.of(sessionKey);
+    for (const lookup of recent) {
+      for (const listed of lookup.groups) {
+        const entries = namableEntries(listed, recent);
         const namers = this.namersOf(state, entries);
         entries.forEach((entry, i) => {
           const namer = namers[i];
@@ -1594,7 +1603,7 @@ function writerOf(label: FileLabel): string {
 }
 
 /** The entries of one result record a select reads, each with its naming fields and identifiers. */
-function listedEntries(record: unknown, select: CompiledSelect, read: WeakMap<object, Set<string>>): ListedEntry[] {
+function listedEntries(record: unknown, select: CompiledSelect, read: WeakMap<object, Set<string>>, topics: Set<string>): ListedEntry[] {
   const items = valuesAt(record, select.entry);
   const entries = items.map((item) => {
     const fields = select.named.flatMap((at) => valuesAt(item, at)).filter((v): v is string => typeof v === "string");
@@ -1616,14 +1625,39 @@ function listedEntries(record: unknown, select: CompiledSelect, read: WeakMap<ob
       mentioned = mentionedNames(item);
       if (item !== null && typeof item === "object") read.set(item, mentioned);
     }
+    const key = entries[i]?.key ?? "";
+    // An entry's own names are its mentions whatever the scan reached (a long body before them).
+    for (const name of entries[i]?.names ?? []) mentionedBy.set(name, (mentionedBy.get(name) ?? new Set()).add(key));
     for (const name of mentioned) {
-      if (names.has(name)) mentionedBy.set(name, (mentionedBy.get(name) ?? new Set()).add(entries[i]?.key ?? ""));
+      if (names.has(name)) mentionedBy.set(name, (mentionedBy.get(name) ?? new Set()).add(key));
     }
   });
-  return entries.map((entry) => ({
-    ...entry,
-    names: entry.names.filter((name) => [...(mentionedBy.get(name) ?? [])].every((key) => key === entry.key)),
-  }));
+  return entries.map((entry) => {
+    const names = entry.names.filter((name) => {
+      const own = [...(mentionedBy.get(name) ?? [])].every((key) => key === entry.key);
+      if (!own) topics.add(name);
+      return own;
+    });
+    return { ...entry, names };
+  });
+}
+
+/**
+ * An entry's names, less those the session's recent lookups ruled out (`ListedLookup.topics`: one
+ * message fetched after a search that showed "offsite" to be the topic is not named by it) and,
+ * for an entry that is alone in its record (a single message fetched), those another entry of a
+ * recent lookup holds: "one entry only" holds across the lookups, not only inside each.
+ */
+function namableEntries(entries: readonly ListedEntry[], recent: readonly ListedLookup[]): ListedEntry[] {
+  if (recent.length === 0) return [...entries];
+  const ruled = new Set(recent.flatMap((lookup) => lookup.topics ?? []));
+  const alone = entries.length === 1;
+  const heldElsewhere = (name: string, key: string) =>
+    recent.some((lookup) => lookup.groups.some((group) => group.some((other) => other.key !== key && other.names.includes(name))));
+  return entries.map((entry) => {
+    const names = entry.names.filter((name) => !ruled.has(name) && !(alone && heldElsewhere(name, entry.key)));
+    return names.length === entry.names.length ? entry : { ...entry, names };
+  });
 }
 
 function namedLabel(tool: string, namer: Namer): string {

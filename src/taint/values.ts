@@ -882,7 +882,13 @@ const COMMON_WORDS: ReadonlySet<string> = new Set(
     "do-not-reply notification notifications alert alerts news newsletter billing security account accounts help " +
     "hello contact contacts office sales mailer mailer-daemon postmaster calendar invite invitation update updates " +
     "file files folder document documents sheet doc docs copy draft group chat channel list " +
-    "het een der die das und les des los las del"
+    "het een der die das und les des los las del " +
+    // Days, times and the words of a request: "Thursday works", "anything this week?" pick no sender
+    // who took them as a name.
+    "monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight yesterday morning afternoon " +
+    "evening night week weekend month year january february march april june july august september october " +
+    "november december anything something nothing everything did does done i'm i'll i've i'd it's that's what's " +
+    "let's don't can't won't isn't didn't doesn't"
   ).split(" "),
 );
 
