@@ -107,6 +107,14 @@ export function checkScope(dir: string, root: string, isProjectFile: (name: stri
   if (walked === undefined) return undefined;
   manifests.push(...walked);
   const trees: ScopeTree[] = [{ dir: project }];
+  // A tree a link or a manifest names counts whole, and what its own manifests name is built with
+  // it. Outside the trusted directory is outside what ClawOS vouches for anyway; inside a tree
+  // already counted adds nothing.
+  const addTree = (target: string, namedBy: string) => {
+    if (!within(target, root) || trees.some((t) => within(target, t.dir))) return;
+    trees.push({ dir: target, namedBy });
+    for (const e of listing(target) ?? []) if (!e.isDirectory() && isProjectFile(e.name)) manifests.push(join(target, e.name));
+  };
   for (const link of links) {
     let target: string;
     try {
@@ -114,9 +122,7 @@ export function checkScope(dir: string, root: string, isProjectFile: (name: stri
     } catch {
       continue; // a dangling link runs nothing
     }
-    if (!within(target, root) || trees.some((t) => within(target, t.dir))) continue;
-    trees.push({ dir: target, namedBy: link });
-    for (const e of listing(target) ?? []) if (!e.isDirectory() && isProjectFile(e.name)) manifests.push(join(target, e.name));
+    addTree(target, link);
   }
   const read = new Set<string>();
   for (let i = 0; i < manifests.length; i++) {
@@ -137,14 +143,7 @@ export function checkScope(dir: string, root: string, isProjectFile: (name: stri
         // `path.join(__dirname, "..", "..")`: a bare `..` goes up once for each on its line.
         const named = spelled === ".." ? upFrom(base, barePartsOnLine(text, match.index ?? 0)) : resolve(base, spelled);
         // A named manifest (`..\Lib\Lib.csproj`, `../core/Cargo.toml`) stands for its project's directory.
-        const target = isProjectFile(basename(named)) ? dirname(named) : named;
-        // Outside the trusted directory is outside what ClawOS vouches for anyway; inside a tree
-        // already counted adds nothing.
-        if (!within(target, root) || trees.some((t) => within(target, t.dir))) continue;
-        trees.push({ dir: target, namedBy: manifest });
-        // What a linked package's own manifests name is built with it.
-        const entries = listing(target) ?? [];
-        for (const e of entries) if (!e.isDirectory() && isProjectFile(e.name)) manifests.push(join(target, e.name));
+        addTree(isProjectFile(basename(named)) ? dirname(named) : named, manifest);
       }
     }
   }
