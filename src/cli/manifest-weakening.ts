@@ -50,6 +50,14 @@ export function manifestChanges(builtin: Manifest, operator: Manifest): { change
       `provenance.output "call": its results count at the trust the call was made at, not ${builtinOutput} (instructions injected into them are not caught)`,
     );
   }
+  // Quoted files' trust instead of the built-in's, or with fewer of the built-in's tests on the entries.
+  const cited = operator.provenance?.output === "cited";
+  const tests = (m: Manifest) => (m.provenance?.cites?.where?.length ?? 0) + (m.provenance?.cites?.unless?.length ?? 0);
+  if (cited && (builtin.provenance?.output !== "cited" || tests(operator) < tests(builtin))) {
+    changes.push(
+      `provenance.output "cited"${builtin.provenance?.output === "cited" ? " with fewer tests on the entries" : ""}: its results count at the trust of the files they quote, not ${builtinOutput}`,
+    );
+  }
   if (raisesOutputTrust) {
     changes.push(
       `outputTrust ${builtinOutput} → ${operator.outputTrust} (its results no longer lower a session; instructions injected into them are not caught)`,

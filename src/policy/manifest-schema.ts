@@ -106,7 +106,7 @@ const ModeValue = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
  * at, with nothing new in it to remember (`outputTrust` when the call failed: its error text is not
  * the call's own).
  */
-export const OUTPUT_SOURCES = ["declared", "paths", "command", "process", "call"] as const;
+export const OUTPUT_SOURCES = ["declared", "paths", "command", "process", "call", "cited"] as const;
 export type OutputSource = (typeof OUTPUT_SOURCES)[number];
 
 /**
@@ -219,6 +219,12 @@ export const SelectSchema = Type.Object(
       description:
         "the most these values can count as: the trust of the call that made the lookup, up to this (the provider's ids of things anyone can send the owner: verified). owner: values nobody but the owner can put there (the owner's own accounts), which count as the owner's whoever made the lookup",
     }),
+    anyWord: Type.Optional(
+      Type.Boolean({
+        description:
+          "with namedBy: the naming fields are the owner's own words (a job only the owner could add), so any word of a person's message names an entry there, not only one written as a name (capitalised, an identifier, an address): \"remove the timesheet reminder\". Leave it out where anyone can set the field (a sender's name, a card, a shared file, an invitation)",
+      }),
+    ),
     namedBy: Type.Optional(
       Type.Array(Type.String({ pattern: ARGUMENT_PATH_PATTERN, description: "a dotted path or JSON pointer into the result, like messages.*.from" }), {
         minItems: 1,
@@ -230,6 +236,51 @@ export const SelectSchema = Type.Object(
   { additionalProperties: false },
 );
 export type SelectSpec = Static<typeof SelectSchema>;
+
+/** A field of an entry of the result and the values it is tested against (`CitesSchema`). */
+const FieldTestSchema = Type.Object(
+  {
+    at: Type.String({ pattern: ARGUMENT_PATH_PATTERN, description: "a dotted path or JSON pointer into the result, like results.*.source" }),
+    equals: Type.Array(Type.String(), { minItems: 1, description: "the values the field is tested against (compared exactly)" }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Where a result quotes files (`output: "cited"`): a memory search's hits, each an excerpt of a
+ * workspace file. The output has the trust of the files it quotes, each read as `read` would take
+ * it, when every entry names one file, passes its tests, and its excerpt is in that file as it is
+ * now; otherwise it counts as `outputTrust`.
+ */
+export const CitesSchema = Type.Object(
+  {
+    path: Type.String({
+      pattern: ARGUMENT_PATH_PATTERN,
+      description:
+        "where each entry names the file it quotes, a path resolved as the host resolves the tool's own paths (relative to the agent's workspace): results.*.path. The entry is the deepest `*` this path, quote and the tests share",
+    }),
+    quote: Type.String({
+      pattern: ARGUMENT_PATH_PATTERN,
+      description:
+        "where each entry holds its excerpt of that file: results.*.snippet. The excerpt must be in the file as it is now (an index may be older than the file)",
+    }),
+    where: Type.Optional(
+      Type.Array(FieldTestSchema, {
+        description: "fields every entry must hold one of the values in (a hit from the memory files, not a session transcript: results.*.source is memory)",
+      }),
+    ),
+    unless: Type.Optional(
+      Type.Array(FieldTestSchema, {
+        description: "fields no entry may hold one of the values in (the host's own provenance saying untrusted)",
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: "with output cited: where the result names the files it quotes, and the tests its entries must pass",
+  },
+);
+export type CitesSpec = Static<typeof CitesSchema>;
 
 export const ProvenanceSchema = Type.Object(
   {
@@ -257,6 +308,7 @@ export const ProvenanceSchema = Type.Object(
           "identifiers in the result that name the owner's own things (an address-book card's number, the provider's message or event id, the owner's own account): they count as input at the trust of the call that made the lookup, up to each entry's trust, so a lookup made at owner lets later calls use what it found",
       }),
     ),
+    cites: Type.Optional(CitesSchema),
   },
   { additionalProperties: false, description: "how provenance decides this tool's calls and finds its output's trust (docs/provenance.md)" },
 );

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { compileArgumentPath, compileArguments, compileModes, type CompiledArgument, type CompiledMode, type Segments } from "./arguments.ts";
 import { BUILTIN_CAPABILITIES, type CapabilityTable } from "./capabilities.ts";
-import { ManifestSchema, NAMED_VALUE_ROLES, type Manifest, type SelectSpec } from "./manifest-schema.ts";
+import { ManifestSchema, NAMED_VALUE_ROLES, type CitesSpec, type Manifest, type SelectSpec } from "./manifest-schema.ts";
 import type { TrustLevel } from "../taint/trust.ts";
 import { normalizeToolName } from "./tool-names.ts";
 import { describeErrors } from "../config/validation.ts";
@@ -26,6 +26,8 @@ export interface ManifestEntry {
   readonly naming: readonly CompiledArgument[];
   /** Where the result names the owner's own things (`provenance.selects`), compiled. */
   readonly selects: readonly CompiledSelect[];
+  /** Where the result quotes files (`provenance.cites`), compiled. */
+  readonly cites?: CompiledCites;
   /** The arguments that say what the lookup looks for (`provenance.chosenBy`), compiled. */
   readonly chosenBy: readonly Segments[];
   /** The top-level params that some argument with a role reads (the first name of each `at`). */
@@ -43,8 +45,42 @@ export interface CompiledSelect {
   readonly entry: Segments;
   /** ...the identifiers within an entry... */
   readonly within: Segments;
-  /** ...and the fields within it that say whose or which it is. */
+  /** ...and the fields within it that say whose or which it is... */
   readonly named: readonly Segments[];
+  /** ...named by any word of a person's message, not only one written as a name (`anyWord`). */
+  readonly anyWord: boolean;
+}
+
+/** `provenance.cites`, compiled: where each entry sits, and its fields within it. */
+export interface CompiledCites {
+  readonly entry: Segments;
+  readonly path: Segments;
+  readonly quote: Segments;
+  readonly where: readonly { readonly at: Segments; readonly equals: readonly string[] }[];
+  readonly unless: readonly { readonly at: Segments; readonly equals: readonly string[] }[];
+}
+
+/** Compiles `provenance.cites`: the entry is the deepest `*` its paths share (none: the whole record). */
+function compileCites(cites: CitesSpec): CompiledCites {
+  const path = compileArgumentPath(cites.path);
+  const quote = compileArgumentPath(cites.quote);
+  const tests = [...(cites.where ?? []), ...(cites.unless ?? [])].map((t) => compileArgumentPath(t.at));
+  let shared = path.length;
+  for (const other of [quote, ...tests]) {
+    let i = 0;
+    while (i < shared && i < other.length && other[i] === path[i]) i++;
+    shared = i;
+  }
+  const star = shared > 0 ? path.lastIndexOf("*", shared - 1) : -1;
+  const n = star + 1;
+  const test = (t: { at: string; equals: string[] }) => ({ at: compileArgumentPath(t.at).slice(n), equals: t.equals });
+  return {
+    entry: path.slice(0, n),
+    path: path.slice(n),
+    quote: quote.slice(n),
+    where: (cites.where ?? []).map(test),
+    unless: (cites.unless ?? []).map(test),
+  };
 }
 
 /** Compiles a select: with `namedBy`, the result is read entry by entry. */
@@ -66,6 +102,7 @@ function compileSelect(select: SelectSpec): CompiledSelect {
     entry,
     within: segments.slice(entry.length),
     named: namedBy.map((path) => path.slice(entry.length)),
+    anyWord: select.anyWord === true,
   };
 }
 
@@ -102,7 +139,7 @@ export function validateManifest(
         ? [`manifest ${source}: arguments[${i}].contents applies only to a path argument with access "write"; fix: remove contents, or set access to "write"`]
         : [],
     );
-    const modeErrors = [...misplaced, ...readingModeErrors(manifest, source)];
+    const modeErrors = [...misplaced, ...readingModeErrors(manifest, source), ...citesErrors(manifest, source)];
     if (modeErrors.length > 0) return { ok: false, broken: { tool: normalizeToolName(manifest.tool).name, source, errors: modeErrors } };
     if (copiedWrites.length > 0) {
       const tool = normalizeToolName(manifest.tool).name;
@@ -131,6 +168,7 @@ export function validateManifest(
         namesValues: naming.length > 0,
         naming,
         selects: (manifest.provenance?.selects ?? []).map(compileSelect),
+        ...(manifest.provenance?.cites ? { cites: compileCites(manifest.provenance.cites) } : {}),
         chosenBy: (manifest.provenance?.chosenBy ?? []).map(compileArgumentPath),
         declaredTop: new Set([...(manifest.arguments ?? []).map((a) => a.at), ...(manifest.environment ?? [])].map((at) => compileArgumentPath(at)[0])),
         environment: (manifest.environment ?? []).map(compileArgumentPath),
@@ -139,6 +177,20 @@ export function validateManifest(
   }
   const tool = typeof (value as { tool?: unknown })?.tool === "string" ? normalizeToolName((value as { tool: string }).tool).name : undefined;
   return { ok: false, broken: { tool, source, errors: describeErrors(checkManifest, value, `manifest ${source}`) } };
+}
+
+/** `output: "cited"` reads the result by `provenance.cites`, which means nothing without it. */
+function citesErrors(manifest: Manifest, source: string): string[] {
+  const cited = manifest.provenance?.output === "cited" || (manifest.modes ?? []).some((m) => m.output === "cited");
+  if (cited && !manifest.provenance?.cites) {
+    return [
+      `manifest ${source}: provenance.output "cited" needs provenance.cites; fix: add provenance.cites (where the result names the files it quotes), or set another output`,
+    ];
+  }
+  if (!cited && manifest.provenance?.cites) {
+    return [`manifest ${source}: provenance.cites applies only when the output is "cited"; fix: set provenance.output to "cited", or remove cites`];
+  }
+  return [];
 }
 
 /**

@@ -254,16 +254,20 @@ function listing(dir: string): Dirent[] | undefined {
 
 /** The first `MANIFEST_BYTES` of a file as text; undefined when it cannot be read. */
 function head(path: string): string | undefined {
+  // A manifest that went away since the listing names nothing.
+  return fileHead(path, MANIFEST_BYTES, "");
+}
+
+/** The first `bytes` of a file as text; `missing` when it is not there, undefined when it cannot be read. */
+export function fileHead(path: string, bytes: number, missing?: string): string | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(path, "r");
-    const buffer = Buffer.alloc(MANIFEST_BYTES);
-    const n = readSync(fd, buffer, 0, MANIFEST_BYTES, 0);
+    const buffer = Buffer.alloc(bytes);
+    const n = readSync(fd, buffer, 0, bytes, 0);
     return buffer.subarray(0, n).toString("utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // A manifest that went away since the listing names nothing.
-    return code === "ENOENT" ? "" : undefined;
+    return (err as NodeJS.ErrnoException).code === "ENOENT" ? missing : undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

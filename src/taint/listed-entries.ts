@@ -12,6 +12,8 @@ export interface ListedEntry {
   /** The names in those fields (`namingValues`), what a message is matched against. */
   readonly names: readonly string[];
   readonly values: readonly string[];
+  /** Named by any word of a person's message, not only one written as a name (`SelectSpec.anyWord`). */
+  readonly anyWord?: true;
 }
 
 export interface ListedLookup {
@@ -19,12 +21,6 @@ export interface ListedLookup {
   readonly callId?: string;
   /** The entries of each select and record (a name must be unique among the entries of one). */
   readonly groups: readonly (readonly ListedEntry[])[];
-  /**
-   * Names the lookup showed to say what it is about rather than which entry: another of its
-   * entries mentioned them ("the offsite" in every subject). No entry a later lookup of the
-   * session finds (one message fetched, the next page) is named by them either.
-   */
-  readonly topics?: readonly string[];
 }
 
 /**
@@ -35,8 +31,6 @@ export interface ListedLookup {
 export const MAX_LISTED_LOOKUPS = 4;
 export const MAX_LISTED_ENTRIES = 40;
 export const MAX_SESSION_ENTRIES = 120;
-/** Topics kept per lookup (`ListedLookup.topics`). */
-export const MAX_LOOKUP_TOPICS = 64;
 
 export class ListedEntries {
   private readonly sessions = new Map<string, ListedLookup[]>();
@@ -51,9 +45,8 @@ export class ListedEntries {
     const groups = found.groups.filter(
       (entries) => entries.length <= MAX_LISTED_ENTRIES && entries.some((entry) => entry.names.length > 0 && entry.values.length > 0),
     );
-    const topics = (found.topics ?? []).slice(0, MAX_LOOKUP_TOPICS);
-    if (groups.length === 0 && topics.length === 0) return;
-    const lookup: ListedLookup = { ...found, groups, ...(topics.length > 0 ? { topics } : {}) };
+    if (groups.length === 0) return;
+    const lookup = { ...found, groups };
     const list = (this.sessions.get(sessionKey) ?? []).filter((l) => found.callId === undefined || l.callId !== found.callId);
     this.sessions.delete(sessionKey);
     if (this.sessions.size >= this.max) {

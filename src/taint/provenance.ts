@@ -4,11 +4,11 @@ import { isRegularFile, type FileCopy } from "../policy/touches.ts";
 import { RUNTIME_PATH } from "../policy/commands/classify.ts";
 import type { ArgumentRole } from "../policy/manifest-schema.ts";
 import { holdsSecret, redactString } from "../audit/redact.ts";
-import { checkScope, loadedFromAbove, type ScopeTree } from "./check-scope.ts";
+import { checkScope, fileHead, loadedFromAbove, type ScopeTree } from "./check-scope.ts";
 import { codeLevel, GIT_DIR_PART, type FileLabel, type FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
-import { argumentForms, isTrivialText, normalizePath, privateShortName, scanValues } from "./values.ts";
+import { argumentForms, isTrivialText, normalizePath, personNames, privateShortName, scanValues } from "./values.ts";
 import { valueHasher, type ValueHasher, type ValueSource } from "./value-index.ts";
 
 /**
@@ -185,16 +185,31 @@ export class Provenance {
   }
 
   /**
-   * Which of an entry's names (`namingValues` of its fields: a sender, a card's name) a person's
-   * message held (the owner's, a requester's), each at the trust of the most trusted such message.
-   * A tool's output never names: the point is that a person picked the entry.
+   * Notes the words of a person's message that can name an entry (`personNames`), apart from its
+   * values: what `namers` looks up.
    */
-  namers(state: SessionTrust, names: readonly string[]): Namer[] {
+  noteNames(state: SessionTrust, text: string, level: TrustLevel, source: ValueSource): void {
+    if (!this.settings.enabled) return;
+    const names = personNames(text.slice(0, this.settings.scanBytes));
+    if (names.length === 0) return;
+    const index = this.store.valuesOf(state);
+    let changed = false;
+    for (const name of names) if (index.add(this.hasher.hash(`${NAME_KEY}${name}`), level, source)) changed = true;
+    if (changed) this.store.valuesChanged(state);
+  }
+
+  /**
+   * Which of an entry's names (`namingValues` of its fields: a sender, a card's name) a person's
+   * message named (the owner's, a requester's; `noteNames`, or with `anyWord` any word it held),
+   * each at the trust of the most trusted such message. A tool's output never names: the point is
+   * that a person picked the entry.
+   */
+  namers(state: SessionTrust, names: readonly string[], anyWord = false): Namer[] {
     const index = state.values;
     if (!this.settings.enabled || !index) return [];
     const out: Namer[] = [];
     for (const name of names) {
-      const hit = index.get(this.hasher.hash(name));
+      const hit = index.get(this.hasher.hash(anyWord ? name : `${NAME_KEY}${name}`));
       if (hit?.source && hit.source.tool === undefined) out.push({ level: hit.level, word: name, source: hit.source });
     }
     return out;
@@ -399,6 +414,19 @@ export class Provenance {
       if (this.hostWrittenBelow(dir, agentId) !== undefined) level = "untrusted";
     }
     return level;
+  }
+
+  /**
+   * What an excerpt of a file is worth (`output: "cited"`): the file's trust as a read takes it,
+   * when the excerpt is in the file as it is now (`quoted`); undefined when it is not there or the
+   * file cannot be read (an index older than the file, a result naming a file it did not quote).
+   */
+  quotedTrust(forms: readonly string[], quote: string, agentId: string | undefined, fallback: TrustLevel): TrustLevel | undefined {
+    const real = forms.at(-1);
+    if (!real || !isRegularFile(real)) return undefined;
+    const text = fileHead(real, QUOTED_FILE_BYTES);
+    if (text === undefined || !holdsExcerpt(text, quote)) return undefined;
+    return this.readTrust(forms, agentId, fallback);
   }
 
   /**
@@ -831,4 +859,26 @@ function drivenBelow(state: SessionTrust | undefined, required: TrustLevel): str
   if (driver) return driver.label;
   const byOutput = state.lowered.some((s) => s.kind === "tool" && s.level === state.trust);
   return byOutput ? undefined : `it started at ${state.trust}`;
+}
+
+/** What sets a name a person wrote apart from the same word as a value in the value index. */
+const NAME_KEY = "\u0000name:";
+
+/** How much of a quoted file is read to find an excerpt in it (`Provenance.quotedTrust`). */
+const QUOTED_FILE_BYTES = 256 * 1024;
+
+/**
+ * Whether `quote` is an excerpt of `text`: the same words in the same order, spacing aside, once
+ * a search's citation line (`Source: USER.md#L8-L9`) and the ellipses of a cut excerpt are taken
+ * off its ends.
+ */
+export function holdsExcerpt(text: string, quote: string): boolean {
+  const squeeze = (s: string) => s.replace(/\s+/g, " ").trim();
+  const excerpt = squeeze(
+    quote
+      .replace(/\n\s*Source: \S+\s*$/, "")
+      .replace(/^(?:\.\.\.|…)/, "")
+      .replace(/(?:\.\.\.|…)$/, ""),
+  );
+  return excerpt === "" || squeeze(text).includes(excerpt);
 }

@@ -7,7 +7,7 @@ import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { BackgroundRuns, endedRunIds, runningId } from "./background-runs.ts";
 import { ListedEntries, type ListedEntry, type ListedLookup } from "./listed-entries.ts";
 import { ActionRequests, systemEventLines } from "./action-requests.ts";
-import { isSendReceipt, mentionedNames, namingValues } from "./values.ts";
+import { isSendReceipt, namingValues } from "./values.ts";
 import { snakeCaseKey, valuesAt, type Segments } from "../policy/arguments.ts";
 import { resultLabel } from "./labels.ts";
 import { OwnerAddresses } from "./owner-addresses.ts";
@@ -639,6 +639,7 @@ export class SessionTaint {
     // The system events OpenClaw puts in front of the message (a job's text, a node's notice) are the host's words.
     const { own, host } = systemEventLines(turn.prompt as string);
     this.provenance.noteContent(state, own, level, { level, label });
+    this.provenance.noteNames(state, own, level, { level, label });
     if (host) {
       const hostLevel = minTrust(level, "community");
       this.provenance.noteContent(state, host, hostLevel, { level: hostLevel, label: "a system event the host put in the message" });
@@ -687,6 +688,7 @@ export class SessionTaint {
       const state = this.store.get(sessionKey, "owner");
       const label = `a message from ${channel ?? "?"}:${senderId ?? "unknown sender"}`;
       this.provenance.noteContent(state, message.text, level, { level, label });
+      this.provenance.noteNames(state, message.text, level, { level, label });
       if (this.policy.provenance.enabled) this.requests.note(sessionKey, message.text, level, label);
       this.pickListed(state, sessionKey);
     }
@@ -937,7 +939,9 @@ export class SessionTaint {
               ? undefined
               : listingOf(result, memo, declared)
             : echoOf(result, memo, declared)
-          : this.outputByProvenance(source, declared, memo);
+          : source === "cited"
+            ? this.citedOutput(result, tool, memo, declared)
+            : this.outputByProvenance(source, declared, memo);
     // A command left running: its id, and what its output is, for the calls that name it later.
     const runId = source === "command" && result.sessionKey ? runningId(result.content) : undefined;
     if (runId) {
@@ -1001,9 +1005,6 @@ export class SessionTaint {
     const bySource = new Map<string, { level: TrustLevel; values: string[] }>();
     const chosen = `the result of ${toolName}, a lookup made at ${chooser}`;
     const listed: ListedEntry[][] = [];
-    // What each entry mentions is read once, however many selects list the same entries.
-    const mentions = new WeakMap<object, Set<string>>();
-    const topics = new Set<string>();
     const recent = result.sessionKey ? this.listed.of(result.sessionKey) : [];
     const add = (label: string, level: TrustLevel, value: unknown) => {
       // The host masks structured fields named like secrets (`key`): what is left names nothing.
@@ -1028,7 +1029,7 @@ export class SessionTaint {
           continue;
         }
         // Entry by entry: one a person's message named counts at that message's trust.
-        const entries = namableEntries(listedEntries(record, select, mentions, topics), recent);
+        const entries = namableEntries(listedEntries(record, select), recent, toolName);
         const namers = this.namersOf(state, entries);
         entries.forEach((entry, i) => {
           const namer = namers[i];
@@ -1047,7 +1048,6 @@ export class SessionTaint {
         tool: toolName,
         ...(result.toolCallId ? { callId: result.toolCallId } : {}),
         groups: listed,
-        ...(topics.size > 0 ? { topics: [...topics] } : {}),
       });
     }
     // A copy that named nothing, or only the host's masks of some fields, is not the last word: the
@@ -1070,7 +1070,7 @@ export class SessionTaint {
    * messages from one sender) count as one.
    */
   private namersOf(state: SessionTrust, entries: readonly ListedEntry[]): (Namer | undefined)[] {
-    const found = entries.map((entry) => (entry.names.length > 0 ? this.provenance.namers(state, entry.names) : []));
+    const found = entries.map((entry) => (entry.names.length > 0 ? this.provenance.namers(state, entry.names, entry.anyWord === true) : []));
     const holders = new Map<string, Set<string>>();
     entries.forEach((entry, i) => {
       for (const namer of found[i]) holders.set(namer.word, (holders.get(namer.word) ?? new Set()).add(entry.key));
@@ -1089,7 +1089,7 @@ export class SessionTaint {
     const recent = this.listed.of(sessionKey);
     for (const lookup of recent) {
       for (const listed of lookup.groups) {
-        const entries = namableEntries(listed, recent);
+        const entries = namableEntries(listed, recent, lookup.tool);
         const namers = this.namersOf(state, entries);
         entries.forEach((entry, i) => {
           const namer = namers[i];
@@ -1167,6 +1167,45 @@ export class SessionTaint {
     const run = runId ? this.background.get(result.sessionKey, runId) : undefined;
     if (!run) return undefined;
     return { level: run.tree ? minTrust(run.level, this.provenance.treeTrust(run.tree, run.agentId, "untrusted")) : run.level };
+  }
+
+  /**
+   * A result that quotes files (`provenance.cites`: a memory search's hits) has the trust of the
+   * files it quotes, each read as `read` takes it (the memory notes OpenClaw writes itself stay
+   * `untrusted`; `USER.md`, which only the agent's own file tools write, counts as a read of it
+   * does). Undefined, so that the manifest's word stands, unless every entry of every copy names one
+   * file, passes the manifest's tests and quotes what the file holds now.
+   */
+  private citedOutput(
+    result: ToolResult,
+    tool: ResolvedTool,
+    memo: CallMemo | undefined,
+    declared: TrustLevel,
+  ): { level: TrustLevel; values: TrustLevel } | undefined {
+    const cites = this.policy.manifestFor(tool.name)?.cites;
+    if (!cites) return undefined;
+    const records = resultRecords(result.content, this.policy.provenance.scanBytes, isOuterResult(result, tool));
+    const holds = (item: unknown, test: { at: Segments; equals: readonly string[] }) =>
+      valuesAt(item, test.at).some((v) => typeof v === "string" && test.equals.includes(v));
+    let level: TrustLevel = "owner";
+    let entries = 0;
+    for (const record of records) {
+      for (const item of valuesAt(record, cites.entry)) {
+        const paths = valuesAt(item, cites.path);
+        const quotes = valuesAt(item, cites.quote);
+        if (paths.length !== 1 || typeof paths[0] !== "string" || quotes.some((q) => typeof q !== "string")) return undefined;
+        if (!cites.where.every((test) => holds(item, test)) || cites.unless.some((test) => holds(item, test))) return undefined;
+        const forms = this.policy.resolvePath(paths[0], memo?.agentId);
+        if (!forms || forms.length === 0) return undefined;
+        for (const quote of quotes.length > 0 ? (quotes as string[]) : [""]) {
+          const quoted = this.provenance.quotedTrust(forms, quote, memo?.agentId, declared);
+          if (quoted === undefined) return undefined;
+          level = minTrust(level, quoted);
+        }
+        entries++;
+      }
+    }
+    return entries > 0 ? { level, values: level } : undefined;
   }
 
   /**
@@ -1603,59 +1642,32 @@ function writerOf(label: FileLabel): string {
 }
 
 /** The entries of one result record a select reads, each with its naming fields and identifiers. */
-function listedEntries(record: unknown, select: CompiledSelect, read: WeakMap<object, Set<string>>, topics: Set<string>): ListedEntry[] {
-  const items = valuesAt(record, select.entry);
-  const entries = items.map((item) => {
+function listedEntries(record: unknown, select: CompiledSelect): ListedEntry[] {
+  return valuesAt(record, select.entry).map((item) => {
     const fields = select.named.flatMap((at) => valuesAt(item, at)).filter((v): v is string => typeof v === "string");
     const values = valuesAt(item, select.within)
       .filter((v) => (typeof v === "string" && v.length > 0 && v.length <= MAX_SELECTED_VALUE) || typeof v === "number")
       .map(String)
       .slice(0, MAX_ENTRY_VALUES);
-    return { key: fields.join("\n").slice(0, MAX_ENTRY_KEY), names: namingValues(fields), values };
-  });
-  if (entries.length < 2 || entries.every((entry) => entry.names.length === 0)) return entries;
-  // A name is an entry's only when no other entry mentions it anywhere: a sender calling itself
-  // after the topic the others write about ("Offsite Planning" among mails about the offsite) is
-  // not what "reply about the offsite" named. Entries that say the same count as one.
-  const names = new Set(entries.flatMap((entry) => entry.names));
-  const mentionedBy = new Map<string, Set<string>>();
-  items.forEach((item, i) => {
-    let mentioned = item !== null && typeof item === "object" ? read.get(item) : undefined;
-    if (!mentioned) {
-      mentioned = mentionedNames(item);
-      if (item !== null && typeof item === "object") read.set(item, mentioned);
-    }
-    const key = entries[i]?.key ?? "";
-    // An entry's own names are its mentions whatever the scan reached (a long body before them).
-    for (const name of entries[i]?.names ?? []) mentionedBy.set(name, (mentionedBy.get(name) ?? new Set()).add(key));
-    for (const name of mentioned) {
-      if (names.has(name)) mentionedBy.set(name, (mentionedBy.get(name) ?? new Set()).add(key));
-    }
-  });
-  return entries.map((entry) => {
-    const names = entry.names.filter((name) => {
-      const own = [...(mentionedBy.get(name) ?? [])].every((key) => key === entry.key);
-      if (!own) topics.add(name);
-      return own;
-    });
-    return { ...entry, names };
+    return { key: fields.join("\n").slice(0, MAX_ENTRY_KEY), names: namingValues(fields), values, ...(select.anyWord ? { anyWord: true as const } : {}) };
   });
 }
 
 /**
- * An entry's names, less those the session's recent lookups ruled out (`ListedLookup.topics`: one
- * message fetched after a search that showed "offsite" to be the topic is not named by it) and,
- * for an entry that is alone in its record (a single message fetched), those another entry of a
- * recent lookup holds: "one entry only" holds across the lookups, not only inside each.
+ * "One entry only" holds across the session's recent lookups, not only inside each: an entry is not
+ * named by a name another entry of a recent lookup of the same tool holds (the look-alike a second
+ * search found, after the first listed the real sender), nor, when it is alone in its record (a
+ * single message fetched), by one another entry of any recent lookup holds.
  */
-function namableEntries(entries: readonly ListedEntry[], recent: readonly ListedLookup[]): ListedEntry[] {
+function namableEntries(entries: readonly ListedEntry[], recent: readonly ListedLookup[], tool: string): ListedEntry[] {
   if (recent.length === 0) return [...entries];
-  const ruled = new Set(recent.flatMap((lookup) => lookup.topics ?? []));
   const alone = entries.length === 1;
   const heldElsewhere = (name: string, key: string) =>
-    recent.some((lookup) => lookup.groups.some((group) => group.some((other) => other.key !== key && other.names.includes(name))));
+    recent.some(
+      (lookup) => (alone || lookup.tool === tool) && lookup.groups.some((group) => group.some((other) => other.key !== key && other.names.includes(name))),
+    );
   return entries.map((entry) => {
-    const names = entry.names.filter((name) => !ruled.has(name) && !(alone && heldElsewhere(name, entry.key)));
+    const names = entry.names.filter((name) => !heldElsewhere(name, entry.key));
     return names.length === entry.names.length ? entry : { ...entry, names };
   });
 }

@@ -888,7 +888,11 @@ const COMMON_WORDS: ReadonlySet<string> = new Set(
     "monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight yesterday morning afternoon " +
     "evening night week weekend month year january february march april june july august september october " +
     "november december anything something nothing everything did does done i'm i'll i've i'd it's that's what's " +
-    "let's don't can't won't isn't didn't doesn't"
+    "let's don't can't won't isn't didn't doesn't may mon tue wed thu fri sat sun jan feb mar apr jun jul aug sep sept oct nov dec " +
+    // The verbs a request starts with, capitalised at the head of a sentence ("Forward the invoice").
+    "tell send forward check find remind draft move add remove delete cancel book schedule share accept decline archive " +
+    "write call text ask make show get give put pay summarise summarize look see open close create invite sign save " +
+    "search answer respond set can could would should please hey hi yes okay sure"
   ).split(" "),
 );
 
@@ -945,37 +949,38 @@ function domainWords(address: string, emit: (value: string) => void): void {
   }
 }
 
-/** How much of one entry's text is read for the names it mentions (`mentionedNames`). */
-const MENTION_SCAN = 2048;
-
 /**
- * The names anywhere in an entry of a listing (its sender, subject, snippet, notes: each string in
- * it, up to `MENTION_SCAN` characters), as `namingValues` reads them. A name another entry
- * mentions says what the listing is about ("the offsite" in every subject), not which entry.
+ * The words of a person's message that can name an entry, normalised as `namingValues` reads an
+ * entry's fields: a word the person wrote as a name (starting with a capital: "reply to Sofia",
+ * "the Quintus one", "Dario emailed"; the verbs a request starts with are common words), a word of
+ * a script without capitals, an identifier (a digit, a
+ * hyphen, an underscore or a dot in it: `sc47-legacy-sitemap`), or a whole address. A word written
+ * in lower case ("about the offsite", "my accountant", "anything from recruiters") is what the
+ * message is about, not whom it names: a sender that took it as its name is not picked by it.
  */
-export function mentionedNames(entry: unknown): Set<string> {
+export function personNames(text: string): string[] {
   const names = new Set<string>();
-  let budget = MENTION_SCAN;
-  const add = (value: string) => {
-    if (isNamingValue(value)) {
-      names.add(value);
-      if (value.includes("@")) domainWords(value, (word) => isNamingValue(word) && names.add(word));
-    }
-  };
-  const walk = (value: unknown, depth: number): void => {
-    if (budget <= 0 || depth > 8) return;
-    if (typeof value === "string") {
-      const text = value.slice(0, budget);
-      budget -= text.length;
-      scanValues(text, add);
-    } else if (Array.isArray(value)) {
-      for (const item of value) walk(item, depth + 1);
-    } else if (value !== null && typeof value === "object") {
-      for (const item of Object.values(value)) walk(item, depth + 1);
-    }
-  };
-  walk(entry, 0);
-  return names;
+  for (const match of text.matchAll(/[\p{L}\p{N}][\p{L}\p{M}\p{N}'’_.@+-]*/gu)) {
+    const token = match[0].replace(/[.'’_-]+$/, "");
+    const first = token.charAt(0);
+    const named =
+      /^\p{Lu}/u.test(first) ||
+      (/^\p{L}/u.test(first) && first === first.toLowerCase() && first === first.toUpperCase()) ||
+      /[\d_@]|\p{L}[.-]\p{L}/u.test(token);
+    if (!named) continue;
+    scanValues(token, (value) => {
+      if (isNamingValue(value)) names.add(folded(value));
+    });
+  }
+  return [...names];
+}
+
+/** A name without its diacritics (`josé` → `jose`, `zoë` → `zoe`): people type names both ways. */
+function folded(name: string): string {
+  return name
+    .normalize("NFD")
+    .replace(/\p{M}+/gu, "")
+    .normalize("NFC");
 }
 
 /**
@@ -984,8 +989,15 @@ export function mentionedNames(entry: unknown): Set<string> {
  */
 export function namingValues(fields: readonly string[]): string[] {
   const names = new Set<string>();
+  // Written without its accents, a name is the same name: "Jose" fits "José Álvarez" too. A person's
+  // words are matched folded (`personNames`); the folded forms do not count towards the limit.
+  const plain = new Set<string>();
   const add = (value: string) => {
-    if (names.size <= MAX_NAMES && isNamingValue(value)) names.add(value);
+    if (names.size <= MAX_NAMES && isNamingValue(value)) {
+      names.add(value);
+      const fold = folded(value);
+      if (fold !== value && isNamingValue(fold)) plain.add(fold);
+    }
   };
   for (const field of fields) {
     scanValues(field.slice(0, 512), (value) => {
@@ -993,5 +1005,5 @@ export function namingValues(fields: readonly string[]): string[] {
       if (value.includes("@") && isNamingValue(value)) domainWords(value, add);
     });
   }
-  return names.size > MAX_NAMES ? [] : [...names].sort();
+  return names.size > MAX_NAMES ? [] : [...new Set([...names, ...plain])].sort();
 }

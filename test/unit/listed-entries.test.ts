@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ListedEntries, MAX_LISTED_ENTRIES, MAX_LISTED_LOOKUPS, MAX_LOOKUP_TOPICS, MAX_SESSION_ENTRIES } from "../../src/taint/listed-entries.ts";
+import { ListedEntries, MAX_LISTED_ENTRIES, MAX_LISTED_LOOKUPS, MAX_SESSION_ENTRIES } from "../../src/taint/listed-entries.ts";
 
 const entry = (name: string, id: string) => ({ key: name, names: [name], values: [id] });
 
@@ -41,16 +41,5 @@ describe("listed entries: what a later message may still name, bounded", () => {
     listed.note("s", { tool: "t", callId: `c${lookups - 1}`, groups: [[entry("Again", "again")]] });
     expect(listed.of("s").filter((l) => l.callId === `c${lookups - 1}`)).toHaveLength(1);
     expect(listed.of("s").at(-1)?.groups).toEqual([[entry("Again", "again")]]);
-  });
-
-  it("keeps the topics a lookup ruled out, even when none of its entries can be named, at most MAX_LOOKUP_TOPICS", () => {
-    const listed = new ListedEntries();
-    const topics = Array.from({ length: MAX_LOOKUP_TOPICS + 5 }, (_, i) => `topic${i}`);
-    listed.note("s", { tool: "t", callId: "c1", groups: [[{ key: "", names: [], values: ["x"] }]], topics });
-    expect(listed.of("s")).toHaveLength(1);
-    expect(listed.of("s")[0]?.groups).toEqual([]);
-    expect(listed.of("s")[0]?.topics).toEqual(topics.slice(0, MAX_LOOKUP_TOPICS));
-    listed.note("s", { tool: "t", callId: "c2", groups: [[entry("A", "a1")]] });
-    expect(listed.of("s")[1]?.topics).toBeUndefined();
   });
 });

@@ -220,6 +220,20 @@ describe("operator manifests weaker than the built-in ones", () => {
     expect(echoing.changes).toEqual([expect.stringMatching(/^provenance.output "call": its results count at the trust the call was made at, not untrusted/)]);
   });
 
+  it("a manifest that counts a result at the files it quotes (output cited) is reported, as is the built-in's with fewer tests; the built-in memory tools are not", () => {
+    const search = builtins.find((b) => b.manifest.tool === "memory_search") as ManifestEntry;
+    const fetch = builtins.find((b) => b.manifest.tool === "web_fetch") as ManifestEntry;
+    expect(manifestWeakenings(builtins, [entry(search.manifest)])).toEqual([]);
+    const cites = { path: "results.*.path", quote: "results.*.text" };
+    const quoting = manifestChanges(fetch.manifest, { ...fetch.manifest, provenance: { output: "cited", cites } });
+    expect(quoting.changes).toEqual([expect.stringMatching(/^provenance.output "cited": its results count at the trust of the files they quote/)]);
+    const fewer = manifestChanges(search.manifest, {
+      ...search.manifest,
+      provenance: { output: "cited", cites: { path: "results.*.path", quote: "results.*.snippet" } },
+    });
+    expect(fewer.changes).toEqual([expect.stringMatching(/^provenance.output "cited" with fewer tests on the entries/)]);
+  });
+
   it("a read-only mode the built-in manifest does not have is reported; the built-in ones are not", () => {
     const process = builtins.find((b) => b.manifest.tool === "process") as ManifestEntry;
     expect(manifestWeakenings(builtins, [entry(process.manifest)])).toEqual([]);

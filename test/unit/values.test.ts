@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Engine } from "../../src/engine.ts";
-import { argumentForms, normalizeValue, SMALL_INPUT, scanValues } from "../../src/taint/values.ts";
+import { SMALL_INPUT, argumentForms, namingValues, normalizeValue, personNames, scanValues } from "../../src/taint/values.ts";
 import { call, makeEngine } from "../helpers/engine.ts";
 
 function values(text: string, limit = Number.POSITIVE_INFINITY): string[] {
@@ -334,5 +334,25 @@ describe("chat targets: a kind in front of an id, and a handle's @", () => {
     expect(send(engine, "@me")).not.toBe("allow");
     expect(send(engine, "@tonight")).not.toBe("allow");
     expect(send(engine, "channel:general")).not.toBe("allow");
+  });
+});
+
+describe("names a person writes, and the names an entry holds", () => {
+  it("a word written as a name, an identifier or an address names; a lower-case word, a request's verb or a day does not", () => {
+    expect(personNames("Forward the invoice from Hetzner to bookkeeping@vos.example")).toEqual(["hetzner", "bookkeeping@vos.example"]);
+    expect(personNames("Reply to the team about the offsite: I'm in for Thursday.")).toEqual([]);
+    expect(personNames("Email my accountant the Q3 revenue")).toEqual([]);
+    expect(personNames("remove the sc47-legacy-sitemap automation")).toHaveLength(1);
+    expect(personNames("Dario emailed his new address")).toEqual(["dario"]);
+    expect(personNames("reply to Zoë")).toEqual(["zoe"]);
+  });
+
+  it("an address names by the words of its domain, not a provider's or a top-level label; accents are folded", () => {
+    expect(namingValues(["Lisa de Groot <lisa@quintus-talent.example>"])).toEqual(
+      expect.arrayContaining(["lisa", "groot", "quintus", "talent", "quintus-talent", "lisa@quintus-talent.example"]),
+    );
+    expect(namingValues(["Ravi <ravi.menon@gmail.com>"])).toEqual(["ravi", "ravi.menon@gmail.com"]);
+    expect(namingValues(["Hetzner Billing <billing@mail.hetzner.co.uk>"])).toEqual(["billing@mail.hetzner.co.uk", "hetzner"]);
+    expect(namingValues(["José Álvarez"])).toEqual(expect.arrayContaining(["josé", "jose", "álvarez", "alvarez"]));
   });
 });
