@@ -417,16 +417,14 @@ export class Provenance {
   }
 
   /**
-   * What an excerpt of a file is worth (`output: "cited"`): the file's trust as a read takes it,
-   * when the excerpt is in the file as it is now (`quoted`); undefined when it is not there or the
-   * file cannot be read (an index older than the file, a result naming a file it did not quote).
+   * A file a result quotes (`output: "cited"`): its text as it is now (the first 256 KB) and its
+   * trust as a read takes it; undefined when it is not a regular file or cannot be read.
    */
-  quotedTrust(forms: readonly string[], quote: string, agentId: string | undefined, fallback: TrustLevel): TrustLevel | undefined {
+  quotedFile(forms: readonly string[], agentId: string | undefined, fallback: TrustLevel): { text: string; level: TrustLevel } | undefined {
     const real = forms.at(-1);
     if (!real || !isRegularFile(real)) return undefined;
     const text = fileHead(real, QUOTED_FILE_BYTES);
-    if (text === undefined || !holdsExcerpt(text, quote)) return undefined;
-    return this.readTrust(forms, agentId, fallback);
+    return text === undefined ? undefined : { text, level: this.readTrust(forms, agentId, fallback) };
   }
 
   /**
@@ -868,17 +866,14 @@ const NAME_KEY = "\u0000name:";
 const QUOTED_FILE_BYTES = 256 * 1024;
 
 /**
- * Whether `quote` is an excerpt of `text`: the same words in the same order, spacing aside, once
- * a search's citation line (`Source: USER.md#L8-L9`) and the ellipses of a cut excerpt are taken
- * off its ends.
+ * The excerpt `quote` makes of a file's `text` (the same words in the same order, spacing aside),
+ * once a search's citation line naming this file (`Source: USER.md#L8-L9`) and the ellipses of a
+ * cut excerpt are taken off its ends; undefined when the file does not hold it.
  */
-export function holdsExcerpt(text: string, quote: string): boolean {
+export function quotedExcerpt(text: string, quote: string, path: string): string | undefined {
   const squeeze = (s: string) => s.replace(/\s+/g, " ").trim();
-  const excerpt = squeeze(
-    quote
-      .replace(/\n\s*Source: \S+\s*$/, "")
-      .replace(/^(?:\.\.\.|…)/, "")
-      .replace(/(?:\.\.\.|…)$/, ""),
-  );
-  return excerpt === "" || squeeze(text).includes(excerpt);
+  const own = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const cited = quote.replace(new RegExp(`\\n\\s*Source: ${own}(?:#L\\d+(?:-L\\d+)?)?\\s*$`), "");
+  const excerpt = squeeze(cited.replace(/^(?:\.\.\.|…)/, "").replace(/(?:\.\.\.|…)$/, ""));
+  return excerpt === "" || squeeze(text).includes(excerpt) ? excerpt : undefined;
 }

@@ -20,6 +20,7 @@ import {
   isEnvelope,
   isHostMask,
   Provenance,
+  quotedExcerpt,
   resultRecords,
   shownValue,
   textOf,
@@ -919,9 +920,15 @@ export class SessionTaint {
   }
 
   /** The output trust of a finished call, or undefined when nothing entered the session. */
-  private resultTrust(
-    result: ToolResult,
-  ): (Omit<ObservedResult, "sessionTrust"> & { memo?: CallMemo; dir?: string; echo?: boolean; values?: TrustLevel }) | undefined {
+  private resultTrust(result: ToolResult):
+    | (Omit<ObservedResult, "sessionTrust"> & {
+        memo?: CallMemo;
+        dir?: string;
+        echo?: boolean;
+        values?: TrustLevel;
+        quoted?: { text: string; level: TrustLevel };
+      })
+    | undefined {
     if (result.synthetic) return undefined;
     const memo = result.toolCallId ? this.calls.get(result.sessionKey, result.toolCallId) : undefined;
     if (memo?.blocked) return undefined;
@@ -929,7 +936,8 @@ export class SessionTaint {
     const manifest = this.policy.manifestFor(tool.name)?.manifest;
     const declared: TrustLevel = manifest?.outputTrust ?? "untrusted";
     const source = memo?.output ?? manifest?.provenance?.output;
-    const found: { level: TrustLevel; dir?: string; echo?: boolean; values?: TrustLevel } | undefined = !this.policy.provenance.enabled
+    const found: { level: TrustLevel; dir?: string; echo?: boolean; values?: TrustLevel; quoted?: { text: string; level: TrustLevel } } | undefined = !this
+      .policy.provenance.enabled
       ? undefined
       : source === "process"
         ? this.backgroundOutput(result, tool)
@@ -951,7 +959,8 @@ export class SessionTaint {
     const own = found?.level ?? declared;
     const level = result.resultTrust ? minTrust(own, result.resultTrust) : own;
     const values = found?.values !== undefined ? minTrust(found.values, level) : undefined;
-    return { level, tool: tool.name, auditOnly: memo?.decision.effect === "would-block", memo, dir: found?.dir, echo: found?.echo, values };
+    const quoted = found?.quoted ? { text: found.quoted.text, level: minTrust(found.quoted.level, level) } : undefined;
+    return { level, tool: tool.name, auditOnly: memo?.decision.effect === "would-block", memo, dir: found?.dir, echo: found?.echo, values, quoted };
   }
 
   /**
@@ -1181,31 +1190,44 @@ export class SessionTaint {
     tool: ResolvedTool,
     memo: CallMemo | undefined,
     declared: TrustLevel,
-  ): { level: TrustLevel; values: TrustLevel } | undefined {
+  ): { level: TrustLevel; values: TrustLevel; quoted: { text: string; level: TrustLevel } } | undefined {
     const cites = this.policy.manifestFor(tool.name)?.cites;
     if (!cites) return undefined;
-    const records = resultRecords(result.content, this.policy.provenance.scanBytes, isOuterResult(result, tool));
+    // Read whole: a text part that is prose, or cut short, is text the files were not checked for.
+    const records = wholeResultRecords(result.content, this.policy.provenance.scanBytes, isOuterResult(result, tool));
+    if (!records || records.length === 0) return undefined;
     const holds = (item: unknown, test: { at: Segments; equals: readonly string[] }) =>
       valuesAt(item, test.at).some((v) => typeof v === "string" && test.equals.includes(v));
     let level: TrustLevel = "owner";
-    let entries = 0;
+    const quoted: string[] = [];
+    const entries = new Set<object>();
     for (const record of records) {
       for (const item of valuesAt(record, cites.entry)) {
+        if (item === null || typeof item !== "object") return undefined;
         const paths = valuesAt(item, cites.path);
         const quotes = valuesAt(item, cites.quote);
-        if (paths.length !== 1 || typeof paths[0] !== "string" || quotes.some((q) => typeof q !== "string")) return undefined;
+        const path = paths[0];
+        const quote = quotes[0];
+        if (paths.length !== 1 || typeof path !== "string" || quotes.length !== 1 || typeof quote !== "string") return undefined;
         if (!cites.where.every((test) => holds(item, test)) || cites.unless.some((test) => holds(item, test))) return undefined;
-        const forms = this.policy.resolvePath(paths[0], memo?.agentId);
-        if (!forms || forms.length === 0) return undefined;
-        for (const quote of quotes.length > 0 ? (quotes as string[]) : [""]) {
-          const quoted = this.provenance.quotedTrust(forms, quote, memo?.agentId, declared);
-          if (quoted === undefined) return undefined;
-          level = minTrust(level, quoted);
+        const forms = this.policy.resolvePath(path, memo?.agentId);
+        const file = forms && forms.length > 0 ? this.provenance.quotedFile(forms, memo?.agentId, declared) : undefined;
+        const excerpt = file ? quotedExcerpt(file.text, quote, path) : undefined;
+        if (!file || excerpt === undefined) return undefined;
+        // Every other string of the hit is its path, what its file holds now (a trigger phrase), or a word.
+        for (const leaf of stringLeaves(item)) {
+          if (leaf !== path && leaf !== quote && quotedExcerpt(file.text, leaf, path) === undefined && !isWord(leaf)) return undefined;
         }
-        entries++;
+        level = minTrust(level, file.level);
+        quoted.push(excerpt);
+        entries.add(item);
       }
+      // Outside the hits, words only (a provider's name, a mode): a warning or an error is text.
+      for (const leaf of stringLeaves(record, entries)) if (!isWord(leaf)) return undefined;
     }
-    return entries > 0 ? { level, values: level } : undefined;
+    if (entries.size === 0) return undefined;
+    // The session keeps the files' trust; only what the files hold counts as their values.
+    return { level, values: declared, quoted: { text: quoted.join("\n"), level } };
   }
 
   /**
@@ -1382,6 +1404,16 @@ export class SessionTaint {
           memo?.facts?.command ? { text: memo.facts.command.text, level: memo.decision.inputTrust } : undefined,
         );
       if (memo && !trivial) this.noteSelection(state, result, valueLevel, observed.tool, memo);
+      // What a quoted file holds counts at the file's trust; the rest of the result at the output's.
+      if (observed.quoted && !trivial) {
+        const { text, level } = observed.quoted;
+        this.provenance.noteContent(state, text, level, {
+          level,
+          label: resultLabel(observed.tool),
+          tool: observed.tool,
+          ...(result.toolCallId ? { callId: result.toolCallId } : {}),
+        });
+      }
       // A page's relative links, as the links they are on that page: a copy of one is a copy.
       if (!trivial) {
         const links = pageLinks(result.content, this.policy.provenance.scanBytes);
@@ -1687,4 +1719,18 @@ function callKey(sessionKey: string, toolCallId: string): string {
  */
 function runsCode(capabilities: readonly string[] | undefined): boolean {
   return capabilities?.some((c) => c.startsWith("proc:") || c === "code:sandbox") === true;
+}
+
+/** The strings in a JSON value, leaving out the objects in `skip` (and what is below them). */
+function stringLeaves(value: unknown, skip?: ReadonlySet<object>, depth = 0): string[] {
+  if (typeof value === "string") return [value];
+  if (value === null || typeof value !== "object" || depth > 16 || skip?.has(value)) return [];
+  const out: string[] = [];
+  for (const item of Array.isArray(value) ? value : Object.values(value)) out.push(...stringLeaves(item, skip, depth + 1));
+  return out;
+}
+
+/** One word of a host's own metadata (`openai`, `hybrid`, `2026-11-10T10:00:00Z`): no space, nothing a sentence needs. */
+function isWord(text: string): boolean {
+  return /^[\p{L}\p{N}_.:#/+-]{0,64}$/u.test(text);
 }

@@ -892,7 +892,10 @@ const COMMON_WORDS: ReadonlySet<string> = new Set(
     // The verbs a request starts with, capitalised at the head of a sentence ("Forward the invoice").
     "tell send forward check find remind draft move add remove delete cancel book schedule share accept decline archive " +
     "write call text ask make show get give put pay summarise summarize look see open close create invite sign save " +
-    "search answer respond set can could would should please hey hi yes okay sure"
+    "search answer respond set can could would should please hey hi yes okay sure confirm handle follow approve reschedule " +
+    "unsubscribe read great thank sorry quick next which who dear urgent important fyi asap rsvp eod eta ooo pto fwd todo " +
+    // Roles and offices a message names by their title, which a sender can take as its name.
+    "ceo cfo cto coo cio ciso irs hmrc boss manager director accountant lawyer landlord"
   ).split(" "),
 );
 
@@ -952,22 +955,20 @@ function domainWords(address: string, emit: (value: string) => void): void {
 /**
  * The words of a person's message that can name an entry, normalised as `namingValues` reads an
  * entry's fields: a word the person wrote as a name (starting with a capital: "reply to Sofia",
- * "the Quintus one", "Dario emailed"; the verbs a request starts with are common words), a word of
- * a script without capitals, an identifier (a digit, a
- * hyphen, an underscore or a dot in it: `sc47-legacy-sitemap`), or a whole address. A word written
- * in lower case ("about the offsite", "my accountant", "anything from recruiters") is what the
- * message is about, not whom it names: a sender that took it as its name is not picked by it.
+ * "the Quintus one", "Dario emailed"; the verbs and fillers a request starts with, roles and days
+ * are common words), an identifier (a digit or an underscore in it: `sc47-legacy-sitemap`), or a
+ * whole address. A word written in lower case ("about the offsite", "my accountant", "the
+ * follow-up") is what the message is about, not whom it names: a sender that took it as its name
+ * is not picked by it. A script without capitals names only by identifiers and addresses, and what
+ * the person quotes at length (a pasted message, `>` lines) names nothing.
  */
 export function personNames(text: string): string[] {
   const names = new Set<string>();
-  for (const match of text.matchAll(/[\p{L}\p{N}][\p{L}\p{M}\p{N}'’_.@+-]*/gu)) {
+  // What the person quotes (a pasted message, a reply's `>` lines) is someone else's words.
+  const own = text.replace(/^\s*>.*$/gm, " ").replace(/["“„«]([^"”“»]*)["”»]/g, (whole, inner: string) => (inner.trim().split(/\s+/).length > 6 ? " " : whole));
+  for (const match of own.matchAll(/[\p{L}\p{N}][\p{L}\p{M}\p{N}'’_.@+-]*/gu)) {
     const token = match[0].replace(/[.'’_-]+$/, "");
-    const first = token.charAt(0);
-    const named =
-      /^\p{Lu}/u.test(first) ||
-      (/^\p{L}/u.test(first) && first === first.toLowerCase() && first === first.toUpperCase()) ||
-      /[\d_@]|\p{L}[.-]\p{L}/u.test(token);
-    if (!named) continue;
+    if (!/^\p{Lu}/u.test(token) && !/[\d_@]/.test(token)) continue;
     scanValues(token, (value) => {
       if (isNamingValue(value)) names.add(folded(value));
     });
