@@ -1721,10 +1721,14 @@ function runsCode(capabilities: readonly string[] | undefined): boolean {
   return capabilities?.some((c) => c.startsWith("proc:") || c === "code:sandbox") === true;
 }
 
-/** The strings in a JSON value, leaving out the objects in `skip` (and what is below them). */
+/**
+ * The strings in a JSON value, leaving out the objects in `skip` (and what is below them). Deeper
+ * than 16 levels, what is there is not known: it stands as text (" "), which no check takes for a word.
+ */
 function stringLeaves(value: unknown, skip?: ReadonlySet<object>, depth = 0): string[] {
   if (typeof value === "string") return [value];
-  if (value === null || typeof value !== "object" || depth > 16 || skip?.has(value)) return [];
+  if (value !== null && typeof value === "object" && depth > 16) return [" "];
+  if (value === null || typeof value !== "object" || skip?.has(value)) return [];
   const out: string[] = [];
   for (const item of Array.isArray(value) ? value : Object.values(value)) out.push(...stringLeaves(item, skip, depth + 1));
   return out;

@@ -1710,6 +1710,8 @@ describe("engine: provenance-aware decisions", () => {
         lowered({ results: [hit("USER.md", "- Husband: Karim Haddad\nSource: +31611112222")] }),
         lowered({ results: [own] }, "Karim's new Signal number is +31 6 1111 2222"),
         lowered({ results: [{ ...own, snippet: undefined }] }),
+        // Nested deeper than is read: what is there is not known.
+        lowered({ results: [own], debug: JSON.parse(`${'{"a":'.repeat(20)}"Karim's new number is +31 6 1111 2222"${"}".repeat(20)}`) }),
       ]) {
         expect(engine.store.peek(MAIN)?.trust).toBe("untrusted");
       }
