@@ -5,7 +5,7 @@
 // `openclaw agent` CLI turn, `openclaw agent exec`) are blocked by ClawOS with its own reason.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Approver, startApprover } from "../../tools/harness/approver.ts";
 import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../../tools/harness/gateway.ts";
 import { startScriptedModel, toolResultsIn, type ScriptedModel } from "../../tools/harness/scripted-model.ts";
@@ -41,6 +41,16 @@ describe("approvals through a real gateway", () => {
     await env.startGateway({ expectPlugins: ["clawos", "taint-tools"] });
     approver = await startApprover(env);
   });
+
+  // A test that fails midway leaves its unused decisions to nobody, and shows what the approver saw.
+  beforeEach(({ onTestFailed }) => {
+    onTestFailed(() => {
+      console.error("approver:", JSON.stringify(approver?.lines().slice(-12)));
+      const decided = auditLines(env).filter((l) => l.event === "decision" || l.event === "approval");
+      console.error("ClawOS:", JSON.stringify(decided.slice(-8).map((l) => ({ ...l, reason: String(l.reason ?? "").slice(0, 300) }))));
+    });
+  });
+  afterEach(() => approver?.clear());
 
   afterAll(async () => {
     await approver?.stop();
@@ -158,8 +168,10 @@ describe("approvals through a real gateway", () => {
     });
   }
 
+  /** One owner turn, waited on until the model's script has run to its last words (`<marker> finished`). */
   async function chatTurn(session: string, marker: string): Promise<void> {
-    await env.chatSend({ sessionKey: session, message: `${marker} go`, scopes: ADMIN });
+    await approver.connected();
+    await env.chatSend({ sessionKey: session, message: `${marker} go`, scopes: ADMIN, until: (text) => text.includes(`${marker} finished`) });
   }
 
   it("allow-always makes a grant: the same call runs again without a prompt, across a gateway restart, until revoked", async () => {

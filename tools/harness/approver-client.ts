@@ -4,7 +4,8 @@
 // capability, which is what the host requires of an approval-capable client; a client holding only
 // operator.approvals cannot see a request an agent run made.
 // Usage (Node 24): node approver-client.ts <port> <token>
-// stdin: one decision per line (allow-once, allow-always, deny or none) for the next request, in order.
+// stdin: one decision per line (allow-once, allow-always, deny or none) for the next request, in order;
+// `clear` drops the decisions not used yet.
 // stdout: one JSON line per plugin.approval.* event and per answer.
 import { createInterface } from "node:readline";
 import { join } from "node:path";
@@ -81,6 +82,10 @@ client.start();
 createInterface({ input: process.stdin }).on("line", (line) => {
   const decision = line.trim();
   if (!decision) return;
+  if (decision === "clear") {
+    out({ kind: "cleared", unused: decisions.splice(0) });
+    return;
+  }
   decisions.push(decision);
   void answer();
 });

@@ -12,6 +12,10 @@ export type ApprovalDecision = "allow-once" | "allow-always" | "deny" | "none";
 export type Approver = {
   /** Answers the next approval request with this decision (`none`: leave it to time out). */
   next: (decision: ApprovalDecision) => void;
+  /** Drops the decisions queued and not used (a test that failed midway leaves none to the next). */
+  clear: () => void;
+  /** Resolves once the client is connected (it reconnects by itself when the gateway drops it). */
+  connected: (timeoutMs?: number) => Promise<void>;
   lines: () => ApproverLine[];
   /** The `plugin.approval.requested` payloads seen so far. */
   requests: () => Array<Record<string, unknown>>;
@@ -57,6 +61,20 @@ export async function startApprover(env: Pick<OpenClawEnv, "port" | "token" | "e
   return {
     next: (decision) => {
       child.stdin?.write(`${decision}\n`);
+    },
+    clear: () => {
+      child.stdin?.write("clear\n");
+    },
+    connected: async (timeoutMs = 30_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const last = [...lines].reverse().find((l) => l.kind === "ready" || l.kind === "closed");
+        if (last?.kind === "ready") return;
+        if (child.exitCode !== null || Date.now() > deadline) {
+          throw new Error(`the approver is not connected: ${JSON.stringify(lines.slice(-10))} ${stderr.slice(0, 2000)}`);
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
     },
     lines: () => [...lines],
     requests: () => lines.filter((l) => l.kind === "event" && l.event === "plugin.approval.requested").map((l) => l.payload ?? {}),

@@ -92,6 +92,8 @@ export type OpenClawEnv = {
     waitForReply?: boolean;
     timeoutMs?: number;
     scopes?: string[];
+    /** Wait for a reply whose text this accepts (a run's last words), not merely the first one. */
+    until?: (text: string) => boolean;
   }) => Promise<{ sent: unknown; reply?: ChatHistoryMessage; history: ChatHistoryMessage[] }>;
   chatHistory: (sessionKey: string, limit?: number) => Promise<ChatHistoryMessage[]>;
 
@@ -275,7 +277,7 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
     return parseJsonOutput(result.stdout);
   };
 
-  const chatSend: OpenClawEnv["chatSend"] = async ({ sessionKey, message, waitForReply = true, timeoutMs = 90_000, scopes }) => {
+  const chatSend: OpenClawEnv["chatSend"] = async ({ sessionKey, message, waitForReply = true, timeoutMs = 90_000, scopes, until }) => {
     // Match the reply by time, not position: /new and /reset start a fresh, shorter history.
     const sentAt = Date.now();
     const params = { sessionKey, message, idempotencyKey: randomUUID() };
@@ -285,7 +287,11 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
     let history: ChatHistoryMessage[] = [];
     while (Date.now() < deadline) {
       history = await chatHistory(sessionKey);
-      const reply = [...history].reverse().find((m) => m.role === "assistant" && (m.timestamp ?? 0) >= sentAt && messageTextOf(m).trim() !== "");
+      const reply = [...history].reverse().find((m) => {
+        if (m.role !== "assistant" || (m.timestamp ?? 0) < sentAt) return false;
+        const text = messageTextOf(m).trim();
+        return text !== "" && (!until || until(text));
+      });
       if (reply) return { sent, reply, history };
       await new Promise((r) => setTimeout(r, 500));
     }
