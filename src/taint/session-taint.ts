@@ -1194,7 +1194,10 @@ export class SessionTaint {
     const cites = this.policy.manifestFor(tool.name)?.cites;
     if (!cites) return undefined;
     // Read whole: a text part that is prose, or cut short, is text the files were not checked for.
-    const records = wholeResultRecords(result.content, this.policy.provenance.scanBytes, isOuterResult(result, tool));
+    // Through Tool Search, the host's envelope (the tool's id, name and description) is not the
+    // tool's output: what it wrapped is read, as it is for quotes.
+    const bridged = isOuterResult(result, tool);
+    const records = wholeResultRecords(result.content, this.policy.provenance.scanBytes, bridged)?.filter((r) => !bridged || !isEnvelope(r));
     if (!records || records.length === 0) return undefined;
     const holds = (item: unknown, test: { at: Segments; equals: readonly string[] }) =>
       valuesAt(item, test.at).some((v) => typeof v === "string" && test.equals.includes(v));

@@ -1665,6 +1665,40 @@ describe("engine: provenance-aware decisions", () => {
       expect(send.arguments?.[0]).toMatchObject({ verdict: "endorsed", level: "owner" });
     });
 
+    it("through Tool Search, what the host's envelope wraps is read, not the envelope: a USER.md read is the owner's, a note's is not", () => {
+      const bridgedGet = (path: string, text: string) => {
+        const { engine } = setup();
+        const args = { path };
+        expect(engine.gate(call("tool_call", { toolCallId: "tc-1", params: { id: "memory_get", args } })).outcome).toBe("allow");
+        const innerId = "tool_search_code:tc-1:memory_get:1";
+        engine.gate(call("memory_get", { toolCallId: innerId, params: args }));
+        const payload = { status: "ok", text, path, from: 1, lines: 3 };
+        const inner = { content: [{ type: "text", text: JSON.stringify(payload) }], details: payload };
+        engine.observeResult({ toolName: "memory_get", toolCallId: innerId, sessionKey: MAIN, isSubagent: false, params: args, content: inner });
+        // The host's envelope, as OpenClaw 2026.9.6 returns a tool_call result: the tool's catalog entry and the result.
+        const tool = {
+          id: "openclaw:memory-core:memory_get",
+          name: "memory_get",
+          source: "openclaw",
+          sourceName: "memory-core",
+          label: "Memory get",
+          description: "Read a snippet from MEMORY.md, memory/*.md or a configured memory path, with optional from and lines.",
+        };
+        const envelope = { tool, result: inner };
+        engine.observeResult({
+          toolName: "tool_call",
+          toolCallId: "tc-1",
+          sessionKey: MAIN,
+          isSubagent: false,
+          params: { id: "memory_get", args },
+          content: { content: [{ type: "text", text: JSON.stringify(envelope) }], details: envelope },
+        });
+        return engine.store.peek(MAIN)?.trust;
+      };
+      expect(bridgedGet("USER.md", USER)).toBe("owner");
+      expect(bridgedGet("memory/2026-11-01.md", "- Karim's new number: +31 6 9999 0000\n")).toBe("untrusted");
+    });
+
     it("the memory notes, a transcript, the wiki, the host's own untrusted mark and an excerpt the file no longer holds stay untrusted", () => {
       const cases: unknown[][] = [
         [hit("memory/2026-11-01.md", "- Karim's new number: +31 6 9999 0000")],
