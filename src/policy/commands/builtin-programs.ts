@@ -348,12 +348,25 @@ const GH_READ_VALUES = [
 ];
 
 /** What the language package managers below share: installs, version flags, running the project. */
+/** pip's log files: written, appended to, by any subcommand. */
+const PIP_WRITES = ["--log", "--log-file"];
 const PACKAGE_MANAGER = {
   kind: "install",
   network: true,
   infoFlags: ["--version", "-V", "-v", "--help", "-h"],
   otherSubcommand: { kind: "install", network: true, why: "installs or manages packages from the network" },
 } as const satisfies Partial<ProgramSpec>;
+/**
+ * What package managers list and show. `env` is a group of commands (hatch env run, conda env
+ * remove), not a read; a remote listing (gem list -r, -s URL; nuget list -Source URL) asks a server.
+ */
+const PACKAGE_MANAGER_READS: NonNullable<ProgramSpec["subcommands"]>[number] = {
+  names: ["list", "show", "info", "which", "path", "env list", "env info"],
+  kind: "read",
+  operands: "strings",
+  valueFlags: ["-s", "--source", "-Source", "--clear-sources"],
+  networkFlags: ["-r", "--remote", "-b", "--both", "-s", "--source", "-Source"],
+};
 const PACKAGE_MANAGER_RUNS: NonNullable<ProgramSpec["subcommands"]>[number] = {
   names: ["run", "exec", "shell", "test", "build"],
   kind: "build",
@@ -1321,7 +1334,23 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     ],
     kind: "build",
     infoFlags: ["--version", "-v", "--help", "-h", "-l"],
-    globalValueFlags: ["--prefix", "--registry", "--loglevel", "--cache", "--userconfig", "--globalconfig", "-w", "--workspace", "--otp"],
+    globalValueFlags: [
+      "--prefix",
+      "--registry",
+      "--loglevel",
+      "--cache",
+      "--userconfig",
+      "--globalconfig",
+      "-w",
+      "--workspace",
+      "--otp",
+      "--depth",
+      "--omit",
+      "--include",
+      "--location",
+    ],
+    // npm reads these settings files whatever the subcommand, and config list prints them.
+    readFlags: ["--userconfig", "--globalconfig"],
     noSubcommand: { kind: "read", operands: "strings" },
     otherSubcommand: { kind: "build", why: "is not a subcommand ClawOS knows" },
     subcommands: [
@@ -1682,7 +1711,38 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     kind: "install",
     network: true,
     infoFlags: ["--version", "-V", "--help", "-h"],
-    noSubcommand: { kind: "read", operands: "strings" },
+    globalValueFlags: [
+      "--log",
+      "--log-file",
+      "--cache-dir",
+      "--timeout",
+      "--proxy",
+      "--cert",
+      "--client-cert",
+      "--python",
+      "--retries",
+      "--exists-action",
+      "--trusted-host",
+      "--keyring-provider",
+      "--use-feature",
+      "--use-deprecated",
+      "--src",
+    ],
+    globalFlags: [
+      "-q",
+      "--quiet",
+      "-v",
+      "--verbose",
+      "--isolated",
+      "--no-input",
+      "--no-color",
+      "--disable-pip-version-check",
+      "--require-virtualenv",
+      "--no-cache-dir",
+      "--no-python-version-warning",
+      "--debug",
+    ],
+    noSubcommand: { kind: "read", operands: "strings", writeFlags: PIP_WRITES, execFlags: ["--python"] },
     subcommands: [
       { names: ["install"], kind: "install", network: true, handler: "pip-install" },
       { names: ["download"], kind: "install", network: true, fetches: ".", fetchFlags: ["-d", "--dest"] },
@@ -1691,7 +1751,12 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         names: ["list", "show", "freeze", "check", "help", "debug", "inspect", "config get", "config list", "cache dir", "cache list", "hash"],
         kind: "read",
         operands: "strings",
-        valueFlags: ["--format", "--path", "-f"],
+        valueFlags: ["--format", "--path", "-f", "-i", "--index-url", "--extra-index-url"],
+        // --log appends pip's log to a file; --python runs pip again under another interpreter;
+        // list --outdated and --uptodate ask the index (the one -i names) about every package.
+        writeFlags: PIP_WRITES,
+        execFlags: ["--python"],
+        networkFlags: ["-o", "--outdated", "-u", "--uptodate", "-i", "--index-url", "--extra-index-url"],
       },
       {
         names: ["uninstall", "cache", "cache purge", "cache remove", "config set", "config unset", "config edit"],
@@ -1715,7 +1780,16 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       // uv tree locks the project first: it resolves from the network and may build the project's
       // metadata with its build backend (setup.py, a hatch hook).
       { names: ["tree"], kind: "build", network: true, why: "locks the project (it may run the project's build backend)" },
-      { names: ["pip list", "pip show", "pip freeze", "version", "help"], kind: "read", implicit: ".", operands: "strings" },
+      { names: ["pip list", "pip show", "pip freeze", "help"], kind: "read", implicit: ".", operands: "strings" },
+      // uv version prints the project's version; given one (or --bump), it sets it, then locks and syncs.
+      {
+        names: ["version"],
+        kind: "read",
+        implicit: ".",
+        operands: "forbidden",
+        why: "sets the project's version, then locks and syncs it",
+        unsafeFlags: ["--bump"],
+      },
     ],
   },
   {
@@ -1728,8 +1802,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "micromamba",
       "pipx",
       "gem",
-      "cpan",
-      "cpanm",
       "luarocks",
       "opam",
       "nimble",
@@ -1741,15 +1813,17 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
       "rustup",
     ],
     ...PACKAGE_MANAGER,
-    subcommands: [PACKAGE_MANAGER_RUNS, { names: ["list", "show", "env", "info", "which", "path"], kind: "read", operands: "strings" }],
+    subcommands: [PACKAGE_MANAGER_RUNS, PACKAGE_MANAGER_READS],
   },
+  // cpan and cpanm take every word for a module to install (cpanm list X installs list and X).
+  { names: ["cpan", "cpanm"], ...PACKAGE_MANAGER },
   {
     // Poetry works on the project -C (--directory) or -P (--project) names.
     names: ["poetry"],
     ...PACKAGE_MANAGER,
     globalValueFlags: ["-C", "--directory", "-P", "--project"],
     dirFlags: ["-C", "--directory", "-P", "--project"],
-    subcommands: [PACKAGE_MANAGER_RUNS, { names: ["list", "show", "env", "info", "which", "path"], kind: "read", operands: "strings" }],
+    subcommands: [PACKAGE_MANAGER_RUNS, PACKAGE_MANAGER_READS],
   },
   {
     // These load the project's own code for every project command, a listing too: Bundler evaluates
@@ -2114,7 +2188,6 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
           "--label-columns",
           "--sort-by",
           "--chunk-size",
-          "--template",
           "--raw",
           "-c",
           "--container",
@@ -2137,6 +2210,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
           "--recursive",
         ],
         unsafeFlags: [...KUBECTL_ELSEWHERE, "--insecure-skip-tls-verify", "--output-directory", "-f", "--filename", "-k", "--kustomize"],
+        // A template file (with -o go-template-file, or a template's own text, read as a path either way).
+        readFlags: ["--template"],
         secretOperands: ["secret", "secrets"],
       },
       {

@@ -596,6 +596,12 @@ export function globNames(text: string): string[][] | undefined {
   return braceAlternatives(names.slice(first).join("/"))?.map((alternative) => alternative.split("/").filter((name) => name !== ""));
 }
 
+/** An output format that names a template file (`-o go-template-file=x.tmpl`). */
+const OUTPUT_FORMAT_FILE = /^(?:go-template|jsonpath|template)-file=(.+)$/;
+
+/** A jq module directive: `import "path" as name;` or `include "path";`, at the start or after a `;`. */
+const JQ_IMPORT = /(?:^|[;\s])(?:import|include)\s*"/;
+
 /** An IPv4 or IPv6 address, maybe with a port or a prefix length: nothing to look up. */
 const ADDRESS_LITERAL = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[?[0-9a-f:.]*:[0-9a-f:.]*\]?|\*)$/i;
 
@@ -1324,6 +1330,8 @@ class Walker {
       i += takes ? 2 : 1;
     }
     if (unknown !== undefined) this.flagMayTakeValue(entry, name, args, unknown, args[i]);
+    // Files the program reads whatever its subcommand, before or after it (npm --userconfig).
+    if (spec.readFlags) this.programReads(spec.readFlags, args, ctx, base);
     const baseDir = dir !== undefined ? joinPath(base, dir) : base;
     if (i >= args.length) {
       this.match([name, ...texts(args)], true);
@@ -1384,6 +1392,20 @@ class Walker {
       return;
     }
     this.runBehaviour(found, label, [...globals, ...rest], ctx, baseDir);
+  }
+
+  /** The values of `flags` anywhere in the words (`--userconfig x`, `--userconfig=x`): files read. */
+  private programReads(flags: readonly string[], words: readonly Word[], ctx: Context, base: string): void {
+    for (let k = 0; k < words.length; k++) {
+      const t = words[k].text;
+      const eq = t.indexOf("=");
+      const flag = eq === -1 ? t : t.slice(0, eq);
+      if (words[k].dynamic || !has(flags, flag)) continue;
+      const value = eq === -1 ? words[k + 1] : literalWord(t.slice(eq + 1));
+      if (!value) continue;
+      if (value.dynamic) this.notReadOnly(`${flag} names a file only known at run time`);
+      else this.read(ctx, value.text, base);
+    }
   }
 
   /**
@@ -1706,6 +1728,7 @@ class Walker {
       if (value !== undefined) pointed.push(homeOf(value));
       if (bits === 0) return;
       if (bits & F_EXEC) this.notReadOnly(`${flagged(flag)} runs another program`);
+      if (bits & F_NETWORK) this.reaches(`${flagged(flag)} reaches the network${value !== undefined ? ` (${value})` : ""}`);
       if (bits & F_UNSAFE) {
         changed = true;
         this.notReadOnly(`${flagged(flag)} ${isRead && b.why ? b.why : "changes something"}`);
@@ -1715,6 +1738,11 @@ class Walker {
         if (!HARMLESS_TARGETS.test(value)) this.notReadOnly(`${flagged(flag)} writes ${value}`);
       }
       if (bits & F_READ && value !== undefined) this.read(ctx, value, base);
+      // kubectl -o go-template-file=PATH (jsonpath-file, template-file): the format names a file it reads.
+      if ((flag === "-o" || flag === "--output") && value !== undefined) {
+        const file = OUTPUT_FORMAT_FILE.exec(value)?.[1];
+        if (file !== undefined) this.read(ctx, file, base);
+      }
       if (bits & F_FETCH && value !== undefined) fetchTo = value;
       if (bits & F_DIR && value !== undefined) dir = homeOf(value);
       if (bits & F_OUTSIDE) outside = true;
@@ -2420,6 +2448,11 @@ class Walker {
           this.read(ctx, value ?? args[++i]?.text ?? "", base);
           continue;
         }
+        if (!t.startsWith("--") && t.startsWith("-L")) {
+          // The same with the directory attached (jq -L~/.openclaw).
+          this.read(ctx, t.slice(2), base);
+          continue;
+        }
         if (has(b.readFlags, flag)) {
           filterGiven = true;
           this.read(ctx, value ?? args[++i]?.text ?? "", base);
@@ -2435,6 +2468,12 @@ class Walker {
       if (!looksLikeFile) files = operands.slice(1);
     }
     if (restAreArgs) files = [];
+    // jq's import and include load a module or a JSON file from a search path the program itself
+    // may name (import "x" as $x {search: "~/.openclaw"}): files ClawOS cannot place.
+    if (label.startsWith("jq") || label.startsWith("gojq") || label.startsWith("jaq")) {
+      const program = filterGiven ? undefined : operands[0];
+      if (program && !program.dynamic && JQ_IMPORT.test(program.text)) this.notReadOnly(`${label} imports a module or data file its program names`);
+    }
     // yq's load functions read the file they name (load_str("~/.ssh/id_ed25519")): a read like
     // any other when the name is a literal, a file only known at run time otherwise.
     if (label.startsWith("yq")) {
@@ -4136,6 +4175,7 @@ const F_EXEC = 32;
 const F_UNSAFE = 64;
 const F_QUERY = 4096;
 const F_PLAIN = 8192;
+const F_NETWORK = 16384;
 const F_LIST = 128;
 const F_PATTERN = 256;
 const F_RECURSIVE = 512;
@@ -4167,6 +4207,7 @@ function flagTable(b: Behaviour): ReadonlyMap<string, number> {
   add(b.followFlags, F_FOLLOW);
   add(b.queryFlags, F_QUERY);
   add(b.plainFlags, F_PLAIN);
+  add(b.networkFlags, F_NETWORK);
   table = map;
   flagTables.set(b, table);
   return table;

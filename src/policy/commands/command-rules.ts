@@ -191,6 +191,7 @@ const behaviourFields = {
   queryFlags: flagList(
     "flags that make a program of another kind only read (dpkg -l, rpm -q, crontab -l, iptables -L): with one of them, alone or in a cluster, and no unsafe flag, it is decided as a read",
   ),
+  networkFlags: flagList("flags that make the program reach the network (pip list --outdated, gem list --remote)"),
   outsideFlags: flagList("flags that make the program act outside the working directory (npm install -g)"),
   listFlags: flagList("with forbidden operands: flags that make operands patterns to list (git branch --list)"),
   network: Type.Optional(Type.Boolean({ description: "the program reaches the network" })),
