@@ -1755,4 +1755,42 @@ describe("classifyCommand: seams found by probing (environment dumps, reads thro
       expect(classify(command).readOnly, command).toBe(true);
     }
   });
+
+  it("find ROOTS -type f ... -print0 | xargs -0 CMD gives CMD regular files below the roots, as find -exec CMD {} + does", () => {
+    for (const command of [
+      "find . -name '*.ts' -type f -print0 | xargs -0 grep -n foo",
+      "find src -type f -name '*.md' -print0 | xargs -0 wc -l",
+      "find . -type f -print0 | xargs -0 -n 20 -P 2 grep -l TODO",
+    ]) {
+      const facts = classify(command);
+      expect(facts.readOnly, command).toBe(true);
+      expect(facts.unknownReads, command).toBe(false);
+    }
+    expect(classify("find src -type f -print0 | xargs -0 wc -l").reads).toEqual(["src"]);
+    // A secret tree is still a secret tree.
+    expect(classify("find ~/.ssh -type f -print0 | xargs -0 cat").reads).toContain("~/.ssh");
+    // A copy lands the files flat, away from where their labels say they were: its source stays only known at run time.
+    for (const command of [
+      "find src -type f -exec cp {} out/ +",
+      "find src -type f -print0 | xargs -0 cp -t out",
+      "find src -type f -print0 | xargs -0 mv -t out",
+    ]) {
+      expect(classify(command).unknownReads, command).toBe(true);
+    }
+
+    // Names split on blanks, links (no -type f, or -L), other tests, other xargs modes, a shell or a change: only known at run time, or not a read.
+    for (const command of [
+      "find . -type f | xargs grep foo",
+      "find . -name '*.ts' -print0 | xargs -0 grep foo",
+      "find -L . -type f -print0 | xargs -0 cat",
+      "find . -type f -o -type l -print0 | xargs -0 cat",
+      "find . -type f -print0 | xargs -0 -I{} cat {}",
+      "find . -type f -print0 | xargs -0 sh -c 'cat $0'",
+      "find . -type f -print0 | xargs -0 sed -i s/a/b/",
+      "find $D -type f -print0 | xargs -0 cat",
+      "find . -type f -print0 -exec cat {} + | xargs -0 cat",
+    ]) {
+      expect(classify(command).readOnly, command).toBe(false);
+    }
+  });
 });

@@ -314,6 +314,11 @@ interface Context {
   readonly elevated?: boolean;
   /** The directories pushd left, innermost last (each a set of possibilities, as `cwds`). */
   dirs?: readonly (readonly string[])[];
+  /**
+   * What the pipe before this command prints: the regular files below these starting points,
+   * NUL-separated (`find ROOTS -type f ... -print0`), so `xargs -0` appends files of theirs only.
+   */
+  listed?: readonly Word[];
 }
 
 interface Frame {
@@ -594,6 +599,96 @@ export function globNames(text: string): string[][] | undefined {
   const first = names.findIndex((name) => /[*?[{]/.test(name));
   if (first === -1) return undefined;
   return braceAlternatives(names.slice(first).join("/"))?.map((alternative) => alternative.split("/").filter((name) => name !== ""));
+}
+
+/** find tests that take one value and only choose among the entries (no action, no file written or run). */
+const FIND_LISTING_TESTS: ReadonlySet<string> = new Set([
+  "-name",
+  "-iname",
+  "-path",
+  "-ipath",
+  "-wholename",
+  "-iwholename",
+  "-regex",
+  "-iregex",
+  "-type",
+  "-maxdepth",
+  "-mindepth",
+  "-mtime",
+  "-mmin",
+  "-atime",
+  "-amin",
+  "-ctime",
+  "-cmin",
+  "-size",
+  "-newer",
+  "-perm",
+  "-user",
+  "-group",
+  "-uid",
+  "-gid",
+  "-links",
+]);
+/** find tests and options without a value that only choose among the entries. */
+const FIND_LISTING_WORDS: ReadonlySet<string> = new Set([
+  "-empty",
+  "-xdev",
+  "-mount",
+  "-readable",
+  "-writable",
+  "-executable",
+  "-nouser",
+  "-nogroup",
+  "-true",
+  "-a",
+  "-and",
+  "-depth",
+  "-P",
+]);
+
+/**
+ * The starting points of a `find` that prints only regular files, NUL-separated, and does nothing
+ * else: `find ROOTS [tests] -type f [tests] -print0`, every test ANDed, no link followed (a link is
+ * type l, so none is printed). Anything else prints names ClawOS does not bound.
+ */
+function filesListed(command: Command): readonly Word[] | undefined {
+  if (command.kind !== "simple" || command.assignments.length > 0 || command.redirects.length > 0) return undefined;
+  const words = command.words;
+  if (words[0]?.dynamic !== false || words[0].text !== "find") return undefined;
+  let i = 1;
+  const roots: Word[] = [];
+  while (i < words.length && !/^[-(!),]/.test(words[i].text)) {
+    if (words[i].dynamic || words[i].glob) return undefined;
+    roots.push(words[i++]);
+  }
+  let filesOnly = false;
+  let print0 = false;
+  for (; i < words.length; i++) {
+    const w = words[i];
+    if (w.dynamic) return undefined;
+    if (print0) return undefined;
+    if (w.text === "-print0") print0 = true;
+    else if (FIND_LISTING_TESTS.has(w.text)) {
+      const value = words[++i];
+      if (!value || value.dynamic) return undefined;
+      if (w.text === "-type" && value.text === "f") filesOnly = true;
+    } else if (!FIND_LISTING_WORDS.has(w.text)) return undefined;
+  }
+  return filesOnly && print0 ? (roots.length ? roots : [literalWord(".")]) : undefined;
+}
+
+/** xargs given only -0 (or --null) and flags that change how many names go to each run. */
+function nulSeparatedOnly(flags: readonly Word[]): boolean {
+  let nul = false;
+  for (let k = 0; k < flags.length; k++) {
+    const t = flags[k].text;
+    if (t === "-0" || t === "--null") nul = true;
+    else if (t === "-r" || t === "--no-run-if-empty" || t === "-x" || t === "--exit" || t === "--") continue;
+    else if (/^-[nPs]$/.test(t) && /^\d+$/.test(flags[k + 1]?.text ?? "")) k++;
+    else if (/^(?:-[nPs]\d+|--(?:max-args|max-procs|max-chars)=\d+)$/.test(t)) continue;
+    else return false;
+  }
+  return nul;
 }
 
 /** An output format that names a template file (`-o go-template-file=x.tmpl`). */
@@ -1013,7 +1108,11 @@ class Walker {
       if (pipeline.next === "&") this.detached = true;
       if (pipeline.commands.length > 1 || pipeline.next === "&") {
         // Each part of a pipeline, and a background job, runs in a subshell.
-        for (const command of pipeline.commands) this.walkCommand(command, { ...ctx });
+        pipeline.commands.forEach((command, k) => {
+          const listed = k > 0 ? filesListed(pipeline.commands[k - 1]) : undefined;
+          const { listed: _outer, ...own } = ctx;
+          this.walkCommand(command, listed ? { ...own, listed } : own);
+        });
       } else {
         this.walkCommand(pipeline.commands[0], ctx);
       }
@@ -1392,6 +1491,17 @@ class Walker {
       return;
     }
     this.runBehaviour(found, label, [...globals, ...rest], ctx, baseDir);
+  }
+
+  /**
+   * Whether a program given files one by one puts them side by side where it lands them (`cp`,
+   * `mv`, `install`, `ln`, `rsync`, `scp`): files from deep in a tree land flat, away from where
+   * their labels say they were.
+   */
+  private copiesFlat(program: Word | undefined): boolean {
+    if (!program || program.dynamic) return true;
+    const name = program.text.slice(program.text.lastIndexOf("/") + 1);
+    return this.rules.programs.get(name)?.spec.handler === "copy" || name === "rsync" || name === "scp";
   }
 
   /** The values of `flags` anywhere in the words (`--userconfig x`, `--userconfig=x`): files read. */
@@ -1982,13 +2092,18 @@ class Walker {
       this.runText(name, inner, ctx, false);
       return;
     }
-    if (w.appends) {
+    if (w.appends && name === "xargs" && ctx.listed && !shell && nulSeparatedOnly(args.slice(0, i)) && !this.copiesFlat(inner[0])) {
+      // find ROOTS -type f ... -print0 | xargs -0 CMD: CMD gets regular files below the roots, as
+      // find's own -exec CMD {} + would give them (see runFind); it reads the roots whole.
+      inner = [...inner, ...ctx.listed];
+    } else if (w.appends) {
       // The names it adds (xargs: from its input) are only known at run time, whatever the command does with them.
       inner = [...inner, RUNTIME_WORD];
       if (!ctx.remote) this.unknownReads = true;
     }
     // Only the shell's own builtin and command run a builtin in the shell; the others start a process (a cd there moves nothing).
-    const innerCtx = name === "builtin" || name === "command" ? ctx : elevated ? { ...ctx, elevated: true } : { ...ctx };
+    const { listed: _listed, ...outer } = ctx;
+    const innerCtx = name === "builtin" || name === "command" ? ctx : elevated ? { ...outer, elevated: true } : { ...outer };
     if (w.strong) {
       // The wrapper is its own part: rules see it whole, and the command it runs is another part.
       this.match(argv, true);
@@ -2242,7 +2357,8 @@ class Walker {
       const t = args[i].text;
       if (t === "-exec" || t === "-execdir" || t === "-ok" || t === "-okdir") {
         const inner: Word[] = [];
-        const bounded = filesOnly && t === "-exec";
+        // A copy of them lands each file flat, not below the roots' tree: its names stay unbounded.
+        const bounded = filesOnly && t === "-exec" && !this.copiesFlat(args[i + 1]);
         for (i++; i < args.length && args[i].text !== ";" && args[i].text !== "+"; i++) {
           if (bounded && args[i].text === "{}") inner.push(...found);
           else inner.push(args[i].text.includes("{}") ? RUNTIME_WORD : args[i]);
