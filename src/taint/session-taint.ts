@@ -1241,7 +1241,7 @@ export class SessionTaint {
     source: string | undefined,
     declared: TrustLevel,
     memo: CallMemo | undefined,
-  ): { level: TrustLevel; dir?: string; values?: TrustLevel } | undefined {
+  ): { level: TrustLevel; dir?: string; values?: TrustLevel; quoted?: { text: string; level: TrustLevel } } | undefined {
     const facts = memo?.facts;
     if (!facts || !source || source === "declared") return undefined;
     const agentId = memo?.agentId;
@@ -1259,8 +1259,18 @@ export class SessionTaint {
         for (const file of facts.writes) level = minTrust(level, this.provenance.fileTrust(file.forms, agentId, declared).level);
         values = level;
       } else return undefined;
-      // A listing names files in the directory it lists: `ls src` endorses `src/parser.ts`.
-      return { level, values, dir: facts.reads.length === 1 ? facts.reads[0].raw : undefined };
+      // A listing names files in the directory it lists: `ls src` endorses `src/parser.ts`. A file
+      // the owner's session chose to read (at owner, before anything less trusted came in) names
+      // itself too: the owner's session picked it, so an edit of it after a page is the owner's
+      // pick. A read made later endorses nothing: a page may have named the file.
+      const chosen = memo?.decision.inputTrust === "owner";
+      const named = chosen ? facts.reads.filter((file) => !file.listing && file.raw !== "").map((file) => file.raw) : [];
+      return {
+        level,
+        values,
+        dir: facts.reads.length === 1 ? facts.reads[0].raw : undefined,
+        ...(named.length > 0 ? { quoted: { text: named.join("\n"), level: values } } : {}),
+      };
     }
     const command = facts.command;
     if (source !== "command" || !command) return undefined;
@@ -1408,7 +1418,7 @@ export class SessionTaint {
         );
       if (memo && !trivial) this.noteSelection(state, result, valueLevel, observed.tool, memo);
       // What a quoted file holds counts at the file's trust; the rest of the result at the output's.
-      if (observed.quoted && !trivial) {
+      if (observed.quoted && !trivial && !result.failed) {
         const { text, level } = observed.quoted;
         this.provenance.noteContent(state, text, level, {
           level,
