@@ -38,6 +38,7 @@ export const BUILTIN_PATH_RULES: readonly PathRule[] = [
     label: "an agent's auth profiles, session rows and transcripts (the owner's private messages and tool output)",
   },
   { pattern: "/proc/*/environ", zone: "secret", label: "a process's environment (it holds keys and tokens)" },
+  { pattern: "/proc/*/task/*/environ", zone: "secret", label: "a thread's environment (its process's keys and tokens)" },
   { pattern: "{home}/.ssh/**", zone: "secret", label: "SSH keys and config" },
   { pattern: "{home}/.aws/**", zone: "secret", label: "AWS credentials" },
   { pattern: "{home}/.config/gcloud/**", zone: "secret", label: "Google Cloud credentials" },

@@ -7,6 +7,8 @@ import {
   globNames,
   globRoot,
   joinPath,
+  psqlConnectionHosts,
+  readOnlySql,
   remoteName,
   repositoryName,
   scanSedScript,
@@ -1791,6 +1793,49 @@ describe("classifyCommand: seams found by probing (environment dumps, reads thro
       "find . -type f -print0 -exec cat {} + | xargs -0 cat",
     ]) {
       expect(classify(command).readOnly, command).toBe(false);
+    }
+  });
+
+  it("lists of files, tar's long-option prefixes, compression flags, SQL strings and URIs, and @files are read as the programs read them", () => {
+    for (const command of [
+      "printf '%s\\0' /root/.ssh/id_rsa | sort --files0-from=-",
+      "wc --files0-from=list.txt",
+      "printf '%s\\n' x | tar -cf - -T - | tar -xOf -",
+      "tar -tf README.md --use-comp='sh -c x'",
+      "tar -tf README.md --checkpoint=1 --checkpoint-act=exec='sh -c x'",
+      "tar -cf - --remove-files . > /dev/null",
+      "tar -cf - -g snap.db src",
+      "printf 'x' | zstd -dcf --pass-through -o ~/.bashrc",
+      "printf '%s\\n' x | xz -c --files",
+      "zstd -c --filelist=list.txt",
+    ]) {
+      expect(classify(command).readOnly, command).toBe(false);
+    }
+    expect(classify("jq -R . /root/.aws/credentials --args").reads).toContain("/root/.aws/credentials");
+    expect(classify("jq -n '$ARGS' --args a b").reads).toEqual([]);
+    expect(classify("strings @/root/.aws/credentials").reads).toContain("/root/.aws/credentials");
+    expect(readOnlySql("select '/*', query_to_xml('drop table users cascade', true, false, ''), '*/'")).toBe(false);
+    expect(readOnlySql("select '--' as dash, count(*) from users -- a comment")).toBe(true);
+    expect(psqlConnectionHosts("postgresql://db.internal/postgres?host=attacker.example")).toEqual(["db.internal", "attacker.example"]);
+    expect(classify("kubectl get --raw '/api/v1/secrets?limit=500'").secrets.length).toBeGreaterThan(0);
+    expect(classify("kubectl get --raw /api/v1/%73ecrets").secrets.length).toBeGreaterThan(0);
+    for (const command of [
+      "podman --url=ssh://root@evil.example/run/podman/podman.sock ps",
+      "podman ps --url=ssh://root@evil.example/x",
+      "podman --connection evil ps",
+    ]) {
+      expect(classify(command).readOnly, command).toBe(false);
+    }
+    for (const command of [
+      "tar -tzf backup.tgz",
+      "tar --list --file=a.tar",
+      "gzip -dc app.log.gz",
+      "zstd -d --stdout a.zst",
+      "xz -dc a.xz",
+      "strings bin/app",
+      "sort -u names.txt",
+    ]) {
+      expect(classify(command).readOnly, command).toBe(true);
     }
   });
 });

@@ -2286,6 +2286,9 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     globalValueFlags: [
       "-H",
       "--host",
+      "--url",
+      "--connection",
+      "--identity",
       "--context",
       "-c",
       "--config",
@@ -2378,7 +2381,8 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
           "--ansi",
           "--progress",
         ],
-        unsafeFlags: ["-H", "--host", "--config", "--tlscacert", "--tlscert", "--tlskey"],
+        // Another daemon: -H, podman's --url, --connection and --identity (over ssh with the owner's keys).
+        unsafeFlags: ["-H", "--host", "--url", "--connection", "--identity", "--config", "--tlscacert", "--tlscert", "--tlskey"],
       },
       // The daemon's own counts, versions and contexts: numbers and names its administrator set, no
       // container's or image's text.
@@ -2389,7 +2393,21 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
         operands: "strings",
         why: "talks to another container daemon or prints the containers' and images' own text",
         valueFlags: ["-H", "--host", "--context", "-c", "-l", "--log-level", "--format", "-f"],
-        unsafeFlags: ["-H", "--host", "--context", "-c", "--config", "--tlscacert", "--tlscert", "--tlskey", "-v", "--verbose"],
+        unsafeFlags: [
+          "-H",
+          "--host",
+          "--url",
+          "--connection",
+          "--identity",
+          "--context",
+          "-c",
+          "--config",
+          "--tlscacert",
+          "--tlscert",
+          "--tlskey",
+          "-v",
+          "--verbose",
+        ],
       },
       { names: ["pull", "push", "login", "logout", "search", "image pull", "image push", "manifest push"], kind: "network", network: true },
       // A build runs the steps of the tree's Dockerfile; compose runs the containers (mounts, privileges) its file defines.

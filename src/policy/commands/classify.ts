@@ -1848,6 +1848,8 @@ class Walker {
         if (!HARMLESS_TARGETS.test(value)) this.notReadOnly(`${flagged(flag)} writes ${value}`);
       }
       if (bits & F_READ && value !== undefined) this.read(ctx, value, base);
+      // sort, wc and du --files0-from: the files it reads are named in a list ClawOS does not read.
+      if (flag === "--files0-from") this.notReadOnly(`${flagged(flag)} takes the names of the files it reads from a list`);
       // kubectl -o go-template-file=PATH (jsonpath-file, template-file): the format names a file it reads.
       if ((flag === "-o" || flag === "--output") && value !== undefined) {
         const file = OUTPUT_FORMAT_FILE.exec(value)?.[1];
@@ -1898,6 +1900,9 @@ class Walker {
       const root = w.glob && !w.dynamic ? globRoot(w.text) : undefined;
       if (root !== undefined && this.patterns?.has(w)) this.patternsRead.add(w);
       const named = w.dynamic ? w.raw : w.text;
+      // binutils (strings, nm, objdump, readelf, size) take @FILE as a file of more arguments, and
+      // print each word they cannot open: it reads FILE.
+      if (named.startsWith("@") && named.length > 1 && BINUTILS.test(label)) this.read(ctx, named.slice(1), where);
       // Another host's path is only checked for secret-looking names, and a pattern's own are those.
       this.read(ctx, ctx.remote ? named : (root ?? named), where);
       if (follows && !w.dynamic) this.followLinks(ctx, root ?? w.text, undefined, where);
@@ -2532,6 +2537,7 @@ class Walker {
     let filterGiven = false;
     let inPlace = false;
     let restAreArgs = false;
+    let argsFrom = -1;
     const operands: Word[] = [];
     for (let i = 0; i < args.length; i++) {
       const w = args[i];
@@ -2542,9 +2548,12 @@ class Walker {
         continue;
       }
       if (t === "--args" || t === "--jsonargs") {
+        // The words after it are strings, not files; those before it stay what they were.
         restAreArgs = true;
+        argsFrom = operands.length;
         continue;
       }
+      if (restAreArgs && !t.startsWith("-")) continue;
       if (t === "--arg" || t === "--argjson") {
         i += 2;
         continue;
@@ -2583,7 +2592,7 @@ class Walker {
       const looksLikeFile = label.startsWith("yq") && operands.length === 1 && /\.(ya?ml|json|xml|toml|properties|csv|tsv|ini|hcl)$/i.test(first);
       if (!looksLikeFile) files = operands.slice(1);
     }
-    if (restAreArgs) files = [];
+    if (restAreArgs && argsFrom >= 0) files = files.filter((w) => operands.indexOf(w) < argsFrom);
     // jq's import and include load a module or a JSON file from a search path the program itself
     // may name (import "x" as $x {search: "~/.openclaw"}): files ClawOS cannot place.
     if (label.startsWith("jq") || label.startsWith("gojq") || label.startsWith("jaq")) {
@@ -2880,9 +2889,22 @@ class Walker {
           break;
         case "-T":
         case "--files-from":
+          // The files it archives are named in a list ClawOS does not read.
+          if (value) this.read(ctx, value, base);
+          this.notReadOnly(`${label} ${flag} takes the names of the files it reads from a list`);
+          break;
         case "-X":
         case "--exclude-from":
           if (value) this.read(ctx, value, base);
+          break;
+        case "--remove-files":
+          this.notReadOnly(`${label} --remove-files deletes the files it archives`);
+          break;
+        case "-g":
+        case "--listed-incremental":
+        case "--volno-file":
+          if (value) this.write(ctx, value, base);
+          this.notReadOnly(`${label} ${flag} writes ${value ?? "a file"}`);
           break;
         case "-I":
         case "--use-compress-program":
@@ -2917,7 +2939,8 @@ class Walker {
       }
       if (t.startsWith("--") && t.length > 2) {
         const eq = t.indexOf("=");
-        const flag = eq === -1 ? t : t.slice(0, eq);
+        // GNU tar takes any unique prefix of a long option (--use-comp=, --checkpoint-act=).
+        const flag = tarLongFlag(eq === -1 ? t : t.slice(0, eq));
         let value = eq === -1 ? undefined : t.slice(eq + 1);
         if (value === undefined && TAR_LONG_VALUES.has(flag)) value = list[++i]?.text;
         handle(flag, value);
@@ -3041,7 +3064,12 @@ class Walker {
       if (t === "--stdout" || t === "--to-stdout" || t === "--list" || t === "--test") toStdout = true;
       else if (/^-[A-Za-z0-9]+$/.test(t)) {
         if (/[clt]/.test(t.slice(1))) toStdout = true;
-      } else if (!t.startsWith("--")) operands.push(w);
+        // zstd -o writes where it says whatever -c says; -D reads a dictionary; --rm, a file list
+        // (xz --files, zstd --filelist) and other letters: not a plain (de)compression.
+        if (!/^-(?:[cdfhklLnNqtvzT0-9#]+)$/.test(t)) this.notReadOnly(`${label} ${t} is a flag ClawOS does not know for this program`);
+      } else if (t.startsWith("--")) {
+        if (!COMPRESS_PLAIN_LONG.test(t)) this.notReadOnly(`${label} ${t} is a flag ClawOS does not know for this program`);
+      } else operands.push(w);
     }
     if (operands.length === 0 || toStdout) {
       for (const w of operands) this.read(ctx, w.dynamic ? w.raw : w.text, base);
@@ -3729,6 +3757,65 @@ const WGET_LONG_VALUES = new Set([
   "--default-page",
   "--rejected-log",
 ]);
+/** Programs of binutils, which read `@FILE` operands as files of more arguments. */
+const BINUTILS = /^(?:strings|nm|objdump|readelf|size|addr2line|c\+\+filt|ar|ranlib|objcopy|strip|elfedit)\b/;
+
+/** Long flags of gzip, bzip2, xz, zstd and lz4 that only choose how to (de)compress and where the output goes (stdout). */
+const COMPRESS_PLAIN_LONG =
+  /^--(?:stdout|to-stdout|list|test|decompress|uncompress|keep|force|quiet|verbose|fast|best|no-name|name|rsyncable|threads=\d+|no-progress|ultra|long(?:=\d+)?|single-thread|sparse|no-sparse|memlimit=\w+|format=\w+|check=\w+|extreme|[1-9])$/;
+
+/** tar's long options ClawOS acts on: a prefix of one (and of no other) stands for it. */
+const TAR_LONG_NAMES = [
+  "--create",
+  "--extract",
+  "--get",
+  "--list",
+  "--append",
+  "--update",
+  "--diff",
+  "--compare",
+  "--catenate",
+  "--concatenate",
+  "--delete",
+  "--file",
+  "--directory",
+  "--to-stdout",
+  "--dereference",
+  "--files-from",
+  "--exclude-from",
+  "--use-compress-program",
+  "--info-script",
+  "--new-volume-script",
+  "--to-command",
+  "--rsh-command",
+  "--checkpoint-action",
+  "--index-file",
+  "--force-local",
+  "--remove-files",
+  "--listed-incremental",
+  "--volno-file",
+];
+
+/**
+ * The long option a word stands for: itself, or the one option ClawOS acts on that it is a prefix
+ * of (tar takes unique prefixes). A prefix of several stands for the most dangerous of them.
+ */
+function tarLongFlag(flag: string): string {
+  if (TAR_LONG_NAMES.includes(flag) || flag.length < 4) return flag;
+  const found = TAR_LONG_NAMES.filter((name) => name.startsWith(flag));
+  const runs = found.find((name) => TAR_RUNS.has(name));
+  return runs ?? (found.length === 1 ? found[0] : flag);
+}
+const TAR_RUNS = new Set([
+  "--use-compress-program",
+  "--info-script",
+  "--new-volume-script",
+  "--to-command",
+  "--rsh-command",
+  "--checkpoint-action",
+  "--remove-files",
+]);
+
 const TAR_LONG_VALUES = new Set([
   "--file",
   "--directory",
@@ -3982,7 +4069,13 @@ const PSQL_LONG_PLAIN = new Set([
 /** The servers a psql database operand names: a postgres:// URI's host(s), or a connection string's host=. */
 export function psqlConnectionHosts(operand: string): string[] {
   const uri = /^postgres(?:ql)?:\/\/(?:[^@/]*@)?([^/?#]*)/i.exec(operand);
-  if (uri) return uri[1].split(",").map((h) => h.replace(/:\d+$/, "").replace(/^\[|\]$/g, ""));
+  if (uri) {
+    const hosts = uri[1].split(",").map((h) => h.replace(/:\d+$/, "").replace(/^\[|\]$/g, ""));
+    // A query's host= or hostaddr= overrides the host before the path (libpq).
+    const query = operand.slice(operand.indexOf("?") + 1 || operand.length);
+    for (const m of query.matchAll(/(?:^|&)host(?:addr)?=([^&#]*)/gi)) hosts.push(...decodeURIComponentSafe(m[1]).split(","));
+    return hosts;
+  }
   const hosts: string[] = [];
   for (const m of operand.matchAll(/(?:^|\s)host(?:addr)?\s*=\s*'?([^'\s]+)/g)) hosts.push(...m[1].split(","));
   return hosts;
@@ -4033,12 +4126,11 @@ export function readOnlySql(text: string): boolean {
   const t = text.trim();
   if (t.startsWith("\\")) return /^\\(?:d[A-Za-z]*\+?|l\+?|conninfo)(?:\s+[A-Za-z0-9_.*"$-]+)?$/.test(t);
   if (t.includes("$$") || /\$[A-Za-z_]\w*\$/.test(t) || t.includes("\\")) return false;
-  // String literals and quoted names carry no statement; comments are dropped.
-  const bare = t
-    .replace(/--[^\n]*/g, " ")
-    .replace(/\/\*[\s\S]*?\*\//g, " ")
-    .replace(/[Ee]?'(?:[^']|'')*'/g, " 'x' ")
-    .replace(/"(?:[^"]|"")*"/g, " q ");
+  // String literals and quoted names carry no statement; comments are dropped. One pass, left to
+  // right, as the server reads it: a comment marker inside a string is part of the string.
+  const bare = t.replace(/[Ee]?'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\//g, (m) =>
+    m.startsWith("--") || m.startsWith("/*") ? " " : m.startsWith('"') ? " q " : " 'x' ",
+  );
   if (/['"]|\/\*/.test(bare.replace(/'x'/g, ""))) return false;
   const statements = bare.split(";").filter((s) => s.trim() !== "");
   if (statements.length === 0) return false;
@@ -4056,6 +4148,14 @@ export function readOnlySql(text: string): boolean {
     }
   }
   return true;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** The host of a redis:// or rediss:// URI, or undefined when it is not one. */
@@ -4363,7 +4463,10 @@ function filterFlag(spec: ProgramSpec, word: string): boolean {
 
 /** A word naming one of a read's secret kinds, alone or between commas and slashes (secret,pod; secrets/db). */
 function namesSecret(kinds: readonly string[], word: string): boolean {
-  for (const part of word.toLowerCase().split(/[,/.]/)) if (kinds.includes(part)) return true;
+  // A path's query and fragment are not its names (kubectl get --raw /api/v1/secrets?limit=500),
+  // and kubectl decodes its escapes (%73ecrets).
+  const path = decodeURIComponentSafe(word.replace(/[?#].*$/s, ""));
+  for (const part of path.toLowerCase().split(/[,/.]/)) if (kinds.includes(part)) return true;
   return false;
 }
 
