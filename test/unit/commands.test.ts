@@ -1838,4 +1838,13 @@ describe("classifyCommand: seams found by probing (environment dumps, reads thro
       expect(classify(command).readOnly, command).toBe(true);
     }
   });
+
+  it("ruff check and mypy are checks of the project, as eslint and tsc are; ruff's fixes and formatting are not", () => {
+    for (const command of ["ruff check .", "ruff check src tests --statistics", "mypy src", "mypy --strict -p app", "python -m pytest -q && ruff check ."]) {
+      expect(classify(command).projectCheck, command).toBe(true);
+    }
+    for (const command of ["ruff check --fix .", "ruff format .", "ruff check --config x.toml ."]) {
+      expect(classify(command).projectCheck, command).toBe(false);
+    }
+  });
 });

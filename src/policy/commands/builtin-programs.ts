@@ -1212,6 +1212,57 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     kind: "build",
   },
   {
+    // Python's linter and type checker: checks of the project, as eslint and tsc are. ruff check
+    // with --fix (or any flag not listed) writes or reads more: the owner's session runs it.
+    names: ["ruff"],
+    kind: "build",
+    infoFlags: ["--version", "-V", "--help", "-h"],
+    subcommands: [
+      {
+        names: ["check"],
+        kind: "build",
+        check: {
+          flags: [
+            "-q",
+            "--quiet",
+            "-v",
+            "--verbose",
+            "--no-fix",
+            "--show-fixes",
+            "--statistics",
+            "--exit-zero",
+            "--no-cache",
+            "--preview",
+            "--no-preview",
+            "--diff",
+          ],
+          valueFlags: ["--select", "--ignore", "--extend-select", "--extend-ignore", "--output-format", "--target-version", "--line-length"],
+          operands: "paths",
+        },
+      },
+    ],
+  },
+  {
+    names: ["mypy"],
+    kind: "build",
+    infoFlags: ["--version", "-V", "--help", "-h"],
+    check: {
+      flags: [
+        "--strict",
+        "--ignore-missing-imports",
+        "--no-incremental",
+        "--show-error-codes",
+        "--pretty",
+        "--no-error-summary",
+        "-q",
+        "--check-untyped-defs",
+        "--warn-unused-ignores",
+      ],
+      valueFlags: ["--python-version", "-p", "--package", "-m", "--module"],
+      operands: "paths",
+    },
+  },
+  {
     // JavaScript's test runners, type checker and linter: checks of the project (see CHECK_SCRIPTS).
     names: ["tsc", "eslint", "jest", "vitest", "mocha"],
     kind: "build",
@@ -1265,7 +1316,7 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     infoFlags: ["--version", "--help", "-h"],
   },
   {
-    names: ["mypy", "pyright", "ruff", "black", "isort", "flake8", "pylint", "rspec", "rake", "phpunit", "ctest", "behave"],
+    names: ["pyright", "black", "isort", "flake8", "pylint", "rspec", "rake", "phpunit", "ctest", "behave"],
     kind: "build",
     infoFlags: ["--version", "--help", "-h"],
   },
