@@ -88,6 +88,9 @@ export const BUILTIN_PATH_RULES: readonly PathRule[] = [
     label: "the agent's instruction and bootstrap files (loaded into every session)",
   },
   { pattern: "{workspace}/skills/**", zone: "protected", label: "the agent's workspace skills (instructions the agent follows)" },
+  // OpenClaw also loads skills from the project's and the user's .agents/skills (docs/tools/skills.md).
+  { pattern: "{workspace}/.agents/skills/**", zone: "protected", label: "the project's agent skills (instructions the agent follows)" },
+  { pattern: "{home}/.agents/skills/**", zone: "protected", label: "the user's personal agent skills (instructions every session follows)" },
   { pattern: "**/.git/hooks/**", zone: "protected", label: "Git hooks (they run commands)" },
   { pattern: "**/.git/config", zone: "protected", label: "a Git repository's config (it can run commands)" },
   {

@@ -231,9 +231,26 @@ export function systemEventLines(text: string): { own: string; host: string } {
 }
 const SYSTEM_LINE = /^\s*System:\s/;
 
+/**
+ * The daily memory notes OpenClaw puts into the first turn after a bare `/new` or `/reset`
+ * (`[Startup context loaded by runtime]`, then `[Untrusted daily memory: path]` blocks quoted
+ * between `BEGIN_QUOTED_NOTES` and `END_QUOTED_NOTES`), and the rest of the text. The notes are
+ * what earlier conversations with anyone left: the host itself labels them untrusted.
+ */
+export function startupNotes(text: string): { own: string; notes: string } {
+  const start = text.indexOf(STARTUP_HEADER);
+  if (start === -1) return { own: text, notes: "" };
+  // The block runs to its last END_QUOTED_NOTES (or, with none, to the end: a truncated block is notes too).
+  const last = text.lastIndexOf(NOTES_END);
+  const end = last > start ? last + NOTES_END.length : text.length;
+  return { own: `${text.slice(0, start)}${text.slice(end)}`, notes: text.slice(start, end) };
+}
+const STARTUP_HEADER = "[Startup context loaded by runtime]";
+const NOTES_END = "END_QUOTED_NOTES";
+
 /** The person's own words of a turn's text: the context blocks and system events OpenClaw adds taken out; undefined when that cannot be done. */
 export function ownWords(whole: string): string | undefined {
-  const text = systemEventLines(whole).own;
+  const text = systemEventLines(startupNotes(whole).own).own;
   if (!text.includes(CONTEXT_MARKER)) return text;
   const lines = text.split("\n");
   const kept: string[] = [];

@@ -590,7 +590,10 @@ export class Provenance {
       if (hit && (!best || trustRank(hit.level) > trustRank(best.level))) best = hit;
     };
     const { whole, words } = argumentForms(arg.raw);
-    for (const form of whole) consider(form);
+    // A web address's host names the site, not whoever its path names: only a URL or a host is
+    // endorsed by its host (a recipient https://t.me/name is not endorsed by the owner's t.me page).
+    const byHost = arg.role === "url" || arg.role === "host" || !URL_SHAPED.test(arg.raw.trim());
+    for (const form of byHost ? whole : whole.slice(0, 1)) consider(form);
     if (arg.relative !== undefined) consider(normalizePath(arg.relative).toLowerCase());
     for (const path of arg.resolved ?? []) consider(path.toLowerCase());
     // A host on a private network counts as named by its short name too: `ssh web-1` reaches the same machine.
@@ -611,6 +614,9 @@ export class Provenance {
     return all;
   }
 }
+
+/** A value written as a web address (scheme and `//`). */
+const URL_SHAPED = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 function shorten(text: string): string {
   return text.length > VALUE_SHOWN ? `${text.slice(0, VALUE_SHOWN - 1)}…` : text;

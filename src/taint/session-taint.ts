@@ -6,7 +6,7 @@ import { bridgedArgs, normalizeToolName, outerCallIdOf, type ResolvedTool } from
 import { RecentCalls, type CallMemo } from "./recent-calls.ts";
 import { BackgroundRuns, endedRunIds, runningId } from "./background-runs.ts";
 import { ListedEntries, type ListedEntry, type ListedLookup } from "./listed-entries.ts";
-import { ActionRequests, systemEventLines } from "./action-requests.ts";
+import { ActionRequests, startupNotes, systemEventLines } from "./action-requests.ts";
 import { isSendReceipt, namingValues } from "./values.ts";
 import { snakeCaseKey, valuesAt, type Segments } from "../policy/arguments.ts";
 import { resultLabel } from "./labels.ts";
@@ -600,7 +600,17 @@ export class SessionTaint {
         this.provenance.noteContent(state, turn.context, "community", { level: "community", label: OTHERS_IN_TURN });
       }
     }
-    if (turn.prompt) this.notePrompt(turn, inlined);
+    if (turn.prompt) {
+      // The daily memory notes the host loads into a new session's first turn: others' words, as
+      // the same notes read with a tool are. They lower the session and count as untrusted.
+      const { own, notes } = startupNotes(turn.prompt);
+      if (notes) {
+        this.lower(turn.sessionKey, { level: "untrusted", kind: "file", label: STARTUP_NOTES, at: this.now() });
+        const state = this.store.get(turn.sessionKey, "owner");
+        this.provenance.noteContent(state, notes, "untrusted", { level: "untrusted", label: STARTUP_NOTES });
+      }
+      this.notePrompt(notes ? { ...turn, prompt: own } : turn, inlined);
+    }
   }
 
   /** The values a run's starting message names, at the trust of who sent it. */
@@ -1561,6 +1571,7 @@ const MAX_RECEIPT_SCAN = 1024;
 const SHARED_CONVERSATION = /:(?:group|channel|room|thread|topic):/i;
 
 const OTHERS_IN_TURN = "chat history or a quoted message from others in the turn";
+const STARTUP_NOTES = "the daily memory notes the host loaded into the session's first turn";
 
 /**
  * Whether a result is a Tool Search outer call's (`tool_call`, whose params are `{ id, args }`)
