@@ -601,34 +601,6 @@ export function globNames(text: string): string[][] | undefined {
   return braceAlternatives(names.slice(first).join("/"))?.map((alternative) => alternative.split("/").filter((name) => name !== ""));
 }
 
-/** find tests that take one value and only choose among the entries (no action, no file written or run). */
-const FIND_LISTING_TESTS: ReadonlySet<string> = new Set([
-  "-name",
-  "-iname",
-  "-path",
-  "-ipath",
-  "-wholename",
-  "-iwholename",
-  "-regex",
-  "-iregex",
-  "-type",
-  "-maxdepth",
-  "-mindepth",
-  "-mtime",
-  "-mmin",
-  "-atime",
-  "-amin",
-  "-ctime",
-  "-cmin",
-  "-size",
-  "-newer",
-  "-perm",
-  "-user",
-  "-group",
-  "-uid",
-  "-gid",
-  "-links",
-]);
 /** find tests and options without a value that only choose among the entries. */
 const FIND_LISTING_WORDS: ReadonlySet<string> = new Set([
   "-empty",
@@ -3634,6 +3606,9 @@ const FIND_ONE_VALUE = new Set([
   "-regextype",
   "-files0-from",
 ]);
+
+/** find tests that take one value and only choose among the entries: no action, no file read as a list. */
+const FIND_LISTING_TESTS: ReadonlySet<string> = new Set([...FIND_ONE_VALUE].filter((t) => t !== "-printf" && t !== "-files0-from"));
 const CURL_LONG = new Set([
   "--output",
   "--output-dir",
