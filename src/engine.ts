@@ -127,7 +127,9 @@ export class Engine {
       const mode = policy.modeFor(tool);
       let facts = mode === "off" ? undefined : policy.factsFor(tool, call.params, call.derivedPaths, call.agentId);
       // A read whose result reaches the requester in the reply holds only for a requester trusted enough.
-      if (facts?.modes[0]?.requester) facts = forRequester(facts, this.taint.requesterTrust(call.requester));
+      // A read for its requester reaches everyone who reads the session's replies.
+      if (facts?.modes[0]?.requester)
+        facts = forRequester(facts, minTrust(this.taint.requesterTrust(call.requester), this.taint.audienceTrust(call.sessionKey)));
       // A send into a session named by a harness's label or agent id is decided as its key would be.
       if (facts && this.taint.knowsHarnesses) facts = policy.withNamedHarness(tool, call.params, facts, (value) => this.taint.namesHarness(value));
       const irreversible = mode === "off" ? [] : policy.irreversibleFor(tool, call.params, facts);
@@ -170,9 +172,12 @@ export class Engine {
         const named = here ? policy.decidedCommandValues(facts) : undefined;
         const service = named || !here ? undefined : policy.serviceActionOf(facts);
         const check = named || service || !here || tree || settings || startsLeftRunning(args) ? undefined : policy.projectCheckOf(facts);
+        // A record in the local repository (git add, git commit) by whether git runs only the owner's code for it.
+        const record = named || service || check || !here || tree || settings || startsLeftRunning(args) ? undefined : policy.localRecordOf(facts);
         if (named) decision = withProvenance(decision, required, this.taint.verdicts(call, named, required));
         else if (service) decision = withProvenance(decision, required, this.taint.serviceVerdicts(call, service, required));
         else if (check) decision = withProvenance(decision, required, this.taint.projectVerdicts(call, check, required));
+        else if (record) decision = withProvenance(decision, required, this.taint.recordVerdicts(call, record, required));
       }
       // Still blocked only by a trust floor or an argument's origin: the owner may be asked instead.
       // Only a requester on a channel can be asked: the host refuses a turn that came in on none.

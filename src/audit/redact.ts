@@ -95,7 +95,9 @@ export function holdsSecret(text: string, options: { url?: boolean } = {}): bool
     }
   }
   if (options.url) {
-    for (const run of joinedUrlParts(text)) {
+    const runs = joinedUrlParts(text);
+    if (runs === undefined) return true;
+    for (const run of runs) {
       CREDENTIAL.lastIndex = 0;
       if (CREDENTIAL.test(run)) return true;
     }
@@ -111,16 +113,20 @@ const CREDENTIAL = new RegExp(
   "g",
 );
 
-/** At most this many of a URL's parts are put back together (`joinedUrlParts`). */
-const MAX_URL_PARTS = 12;
+/** A URL with more parts than this is not read part by part: it counts as holding a secret (`joinedUrlParts`). */
+const MAX_URL_PARTS = 256;
+/** At most this many neighbouring parts are put back together (a key cut into more pieces is cut very fine). */
+const MAX_RUN_PARTS = 16;
 
 /**
- * A URL's path segments and query values (or names) put back together without their separators,
- * percent-decoded, every run of neighbouring parts: a key split over the parts (`/sk-ant/api03/...`,
- * `?a=AKIA&b=IOSF...`) is whole again. Credential patterns only (not blobs: a long path joined up
- * is a long run of letters).
+ * A URL's path segments and query values (or names), percent-decoded, each alone and put back
+ * together without their separators, every run of up to `MAX_RUN_PARTS` neighbouring parts
+ * anywhere in the URL: a key escaped (`sk%2Dproj%2D...`) or split over the parts
+ * (`/sk-ant/api03/...`, `?a=AKIA&b=IOSF...`) is whole again. Credential patterns only (not blobs: a
+ * long path joined up is a long run of letters). Undefined for a URL of more than `MAX_URL_PARTS`
+ * parts.
  */
-function joinedUrlParts(url: string): string[] {
+function joinedUrlParts(url: string): string[] | undefined {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start < 0 || url.length - start < SHORTEST_SECRET) return [];
   let rest = url.slice(start);
@@ -132,18 +138,20 @@ function joinedUrlParts(url: string): string[] {
   const query = rest.indexOf("?");
   const path = (query < 0 ? rest : rest.slice(0, query)).split(/[/;#]/);
   const pairs = query < 0 ? [] : rest.slice(query + 1).split(/[&#;]/);
+  if (path.length + pairs.length > MAX_URL_PARTS) return undefined;
   const out: string[] = [];
   joinFrom(path.concat(pairs.map((pair) => pair.slice(pair.indexOf("=") + 1))), out);
   if (pairs.length > 1) joinFrom(path.concat(pairs.map((pair) => pair.split("=")[0] ?? "")), out);
   return out;
 }
 
-/** Every run of two or more neighbouring parts, joined (so a key has a word boundary at both ends). */
+/** Every part alone and every run of neighbouring parts, joined (so a key has a word boundary at both ends). */
 function joinFrom(pieces: string[], out: string[]): void {
-  const kept = pieces.filter((piece) => piece.length > 0).slice(0, MAX_URL_PARTS);
-  for (let i = 0; i + 1 < kept.length; i++) {
+  const kept = pieces.filter((piece) => piece.length > 0);
+  for (let i = 0; i < kept.length; i++) {
     let run = kept[i] as string;
-    for (let j = i + 1; j < kept.length; j++) {
+    out.push(run);
+    for (let j = i + 1; j < kept.length && j - i < MAX_RUN_PARTS; j++) {
       run += kept[j];
       out.push(run);
     }

@@ -194,6 +194,8 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
         const global = obj(obj(config?.tools)?.codeMode)?.executor;
         return text(own) ?? text(global) ?? "node";
       }
+      // The browser profile a call without one drives: the managed openclaw one unless the operator chose another.
+      if (name === "browser.defaultProfile") return text(obj(config?.browser)?.defaultProfile);
       // Where the host sends the operator's own messages: the owner's own addresses.
       if (name === "commands.ownerAllowFrom") return obj(config?.commands)?.ownerAllowFrom;
       return undefined;

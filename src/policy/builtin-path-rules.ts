@@ -91,6 +91,8 @@ export const BUILTIN_PATH_RULES: readonly PathRule[] = [
   // OpenClaw also loads skills from the project's and the user's .agents/skills (docs/tools/skills.md).
   { pattern: "{workspace}/.agents/skills/**", zone: "protected", label: "the project's agent skills (instructions the agent follows)" },
   { pattern: "{home}/.agents/skills/**", zone: "protected", label: "the user's personal agent skills (instructions every session follows)" },
+  // OpenClaw loads an enabled workspace hook's handler into the gateway (handler.ts before handler.js).
+  { pattern: "{workspace}/hooks/**", zone: "protected", label: "the agent's workspace hooks (code the gateway loads)" },
   { pattern: "**/.git/hooks/**", zone: "protected", label: "Git hooks (they run commands)" },
   { pattern: "**/.git/config", zone: "protected", label: "a Git repository's config (it can run commands)" },
   {

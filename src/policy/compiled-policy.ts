@@ -156,6 +156,7 @@ export class CompiledPolicy implements RulePolicy {
       },
       projectFile: projectFileMatcher(host.locations.caseInsensitive),
       workspace: (agentId) => this.paths.locations.workspaceFor(agentId),
+      home: host.locations.home,
     };
     this.resolver = new ToolResolver((name) => manifests.canonicalName(name));
     this.capabilities = new CapabilityTable(config.capabilities.custom);
@@ -282,7 +283,12 @@ export class CompiledPolicy implements RulePolicy {
     const command = facts?.command;
     if (!this.provenance.enabled || !command) return undefined;
     if (command.view.remoteRead && command.view.destinations.length > 0) {
-      return command.view.destinations.map((destination) => ({ argument: command.argument, role: "host" as const, raw: destination }));
+      // A web request's URL is decided as a URL (by itself or its host, and by what it carries); any other destination as a host.
+      return command.view.destinations.map((destination) => ({
+        argument: command.argument,
+        role: /^https?:\/\//i.test(destination) ? ("url" as const) : ("host" as const),
+        raw: destination,
+      }));
     }
     return undefined;
   }
@@ -306,6 +312,12 @@ export class CompiledPolicy implements RulePolicy {
   /** The facts of a check of the project (`CommandView.projectCheck`) that may be decided by its trees, else undefined. */
   projectCheckOf(facts: CallFacts | undefined): CallFacts | undefined {
     return this.provenance.enabled && facts?.command?.view.projectCheck === true && facts.command.cwd ? facts : undefined;
+  }
+
+  /** The facts of a record in the local repository (`CommandView.localRecord`) that may be decided by its repositories, else undefined. */
+  localRecordOf(facts: CallFacts | undefined): CallFacts | undefined {
+    const command = facts?.command;
+    return this.provenance.enabled && command?.view.localRecord === true && command.repositoryStarts?.length ? facts : undefined;
   }
 
   /** A path relative to the agent's workspace, or undefined outside it. */

@@ -4,11 +4,12 @@ import { isRegularFile, type FileCopy } from "../policy/touches.ts";
 import { RUNTIME_PATH } from "../policy/commands/classify.ts";
 import type { ArgumentRole } from "../policy/manifest-schema.ts";
 import { holdsSecret, redactString } from "../audit/redact.ts";
+import { recordHooks } from "./git-hooks.ts";
 import { checkScope, fileHead, loadedFromAbove, type ScopeTree } from "./check-scope.ts";
 import { codeLevel, GIT_DIR_PART, type FileLabel, type FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
-import { argumentForms, isTrivialText, normalizePath, personNames, privateShortName, scanValues } from "./values.ts";
+import { argumentForms, isTrivialText, normalizePath, personNames, privateShortName, scanValues, secretValues } from "./values.ts";
 import { valueHasher, type ValueHasher, type ValueSource } from "./value-index.ts";
 
 /**
@@ -46,6 +47,8 @@ export interface ProvenanceSettings {
   readonly projectFile: (name: string) => boolean;
   /** The agent's workspace (where OpenClaw keeps those files). */
   readonly workspace: (agentId: string | undefined) => string;
+  /** The home directory the host resolves `~` to (where git keeps the user's settings). */
+  readonly home: string;
 }
 
 export type Verdict = "endorsed" | "tainted" | "unknown";
@@ -169,6 +172,45 @@ export class Provenance {
   }
 
   /**
+   * Notes the values of a secret file a call read (`secretValues`: an environment file's settings, a
+   * key's long words), by hash only: a URL endorsed by its host alone may not carry one
+   * (`carriesSecret`), whatever it looks like.
+   */
+  noteSecrets(state: SessionTrust, content: unknown, source: ValueSource): void {
+    if (!this.settings.enabled) return;
+    const index = this.store.valuesOf(state);
+    let changed = false;
+    secretValues(textOf(content, this.settings.scanBytes), (value) => {
+      if (index.add(this.hasher.hash(`${SECRET_KEY}${value}`), source.level, source)) changed = true;
+    });
+    if (changed) this.store.valuesChanged(state);
+  }
+
+  /** The input that brought in a secret file's value a URL carries in its path or query (`noteSecrets`), if any. */
+  private secretCarried(state: SessionTrust, url: string): { source: ValueSource; value: string } | undefined {
+    const index = state.values;
+    if (!index) return undefined;
+    const start = url.indexOf("/", url.indexOf("//") + 2);
+    if (start < 0) return undefined;
+    let rest = url.slice(start).replace(/\+/g, " ");
+    try {
+      rest = decodeURIComponent(rest);
+    } catch {
+      // Malformed escapes: read as written.
+    }
+    const parts = rest.split(/[/?&=#;,]/);
+    // Each part, and each part's words (a value sent with a label: `pw:Wint3r-Birch-22`, `pw Wint3r`).
+    for (const part of parts.slice(0, MAX_URL_SECRET_PARTS)) {
+      for (const piece of [part, ...part.split(/[\s:|]+/)]) {
+        if (piece.length < 6) continue;
+        const hit = index.get(this.hasher.hash(`${SECRET_KEY}${piece.toLowerCase()}`));
+        if (hit) return { source: hit.source ?? { level: hit.level, label: "a secret file the session read" }, value: piece };
+      }
+    }
+    return undefined;
+  }
+
+  /**
    * Notes identifiers a lookup found (`provenance.selects`) at the trust of whoever chose the lookup.
    * Each is scanned on its own, so a short id or a bare number counts too.
    */
@@ -227,14 +269,20 @@ export class Provenance {
     const base = { argument: arg.argument, role: arg.role, value: shown };
     if (hit) {
       const endorsed = meetsTrust(hit.level, required);
-      if (endorsed && state !== undefined && this.carriesSecret(state, arg, required)) {
+      const carried = endorsed && state !== undefined ? this.carriesSecret(state, arg, required) : undefined;
+      if (carried) {
         return {
           ...base,
+          // The value is shown without the secret it carries, even where it does not look like one.
+          ...(carried === true ? {} : { value: shownValue(withoutSecret(arg.raw, carried.value)) }),
           verdict: "tainted",
           allowed: false,
           level: hit.level,
           ...(hit.source ? { source: hit.source.label, ...(hit.source.callId ? { callId: hit.source.callId } : {}) } : {}),
-          note: `only its host came from ${hit.source?.label ?? "an input"} (${hit.level}); the session put the rest together, and it carries a value that looks like a key, a token or encoded data, which a request there would hand over`,
+          note:
+            carried === true
+              ? `only its host came from ${hit.source?.label ?? "an input"} (${hit.level}); the session put the rest together, and it carries a value that looks like a key, a token or encoded data, which a request there would hand over`
+              : `only its host came from ${hit.source?.label ?? "an input"} (${hit.level}); the session put the rest together, and it carries a value of a secret file it read (${carried.source.label}${carried.source.callId ? `, call ${carried.source.callId}` : ""}), which a request there would hand over`,
         };
       }
       // A copy of a whole value as an input held it (not a value built around a host it named).
@@ -364,6 +412,39 @@ export class Provenance {
     if (!low) return { ok: true };
     const by = low.label.by ? `session ${low.label.by}` : "a session";
     return { ok: false, note: `${low.where} holds ${low.path}, which ${by} wrote at ${codeLevel(low.label)}` };
+  }
+
+  /**
+   * Whether a record in the local repository (`CommandView.localRecord`: git add, git commit, a new
+   * branch) whose git directory is `gitDir` stays the owner's: the session is the owner's, the work
+   * tree is one of the trusted paths, and git runs no hook for it, or its hooks' tree is the owner's
+   * (`ownTree`: a pre-commit hook runs the project's linters on what is staged). The record itself
+   * only stores what the tree holds, whoever wrote it; the file labels say that, and a push is
+   * decided on its own. The note says why not.
+   */
+  ownRecord(gitDir: string, state: SessionTrust | undefined, required: TrustLevel, agentId: string | undefined): { ok: true } | { ok: false; note: string } {
+    const driver = drivenBelow(state, required);
+    if (driver) return { ok: false, note: `a person below ${required} drives this session (${driver})` };
+    if (!this.labels.intact) return { ok: false, note: "the file labels could not be read, so what wrote the repository's hooks is not known" };
+    if (basename(gitDir) !== ".git") return { ok: false, note: `its git directory ${gitDir} is not a work tree's own .git` };
+    const root = dirname(gitDir);
+    if (!this.settings.trusted(root, agentId))
+      return { ok: false, note: "it is outside the trusted paths (provenance.trustedPaths), so it is not known to be the owner's" };
+    // What git add takes in is what .gitignore leaves out: a lowered session's .gitignore (`!.env`) picks it.
+    for (const { relative, label } of this.labels.under(root)) {
+      if (basename(relative) === ".gitignore" && label.level !== "owner") {
+        const by = label.by ? `session ${label.by}` : "a session";
+        return { ok: false, note: `${join(root, relative)}, which ${by} wrote at ${label.level}, decides what git add takes in` };
+      }
+    }
+    const hooks = recordHooks(gitDir, this.settings.home);
+    if (hooks.kind === "none") return { ok: true };
+    const runs =
+      hooks.kind === "hooks"
+        ? `its ${hooks.names.join(", ")} ${hooks.names.length > 1 ? "hooks" : "hook"} in ${hooks.dir} ${hooks.names.length > 1 ? "run" : "runs"}`
+        : `${hooks.why}, so its hooks may run`;
+    const own = this.ownTree(root, state, required, agentId);
+    return own.ok ? own : { ok: false, note: `${runs}, and ${own.note}` };
   }
 
   /** The outermost trusted directory that holds `dir` (`dir` itself when its parent is not trusted). */
@@ -537,16 +618,19 @@ export class Provenance {
 
   /**
    * A URL endorsed by its host alone that carries a secret-looking value (`holdsSecret`: a key, a
-   * token, a password, a long encoded blob): the owner named where, not what is sent there, and a
+   * token, a password, a long encoded blob; true) or a value of a secret file the session read
+   * (`noteSecrets`; the input that brought it): the owner named where, not what is sent there, and a
    * form or a collector on a host the owner uses takes what a GET carries. Not when the whole URL
    * came from input at the trust needed, or (where the manifest allows copies) from any input: then
    * the session did not put it together.
    */
-  private carriesSecret(state: SessionTrust, arg: ArgumentValue, required: TrustLevel): boolean {
-    if (arg.role !== "url" || !holdsSecret(arg.raw, { url: true })) return false;
+  private carriesSecret(state: SessionTrust, arg: ArgumentValue, required: TrustLevel): true | { source: ValueSource; value: string } | undefined {
+    if (arg.role !== "url") return undefined;
+    const carried = holdsSecret(arg.raw, { url: true }) ? true : this.secretCarried(state, arg.raw);
+    if (!carried) return undefined;
     const first = argumentForms(arg.raw).whole[0];
     const whole = first === undefined ? undefined : state.values?.get(this.hasher.hash(first));
-    return whole === undefined || (!meetsTrust(whole.level, required) && arg.copied !== true);
+    return whole === undefined || (!meetsTrust(whole.level, required) && arg.copied !== true) ? carried : undefined;
   }
 
   /** Whether the value's own whole form (the full URL, not only its host) was seen in some input. */
@@ -867,6 +951,24 @@ function drivenBelow(state: SessionTrust | undefined, required: TrustLevel): str
 
 /** What sets a name a person wrote apart from the same word as a value in the value index. */
 const NAME_KEY = "\u0000name:";
+/** A URL with a secret file's value it carries shown as [redacted] (read unescaped when it was sent escaped). */
+function withoutSecret(url: string, value: string): string {
+  const pattern = new RegExp(value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi");
+  if (pattern.test(url)) return url.replace(pattern, "[redacted]");
+  let decoded = url;
+  try {
+    decoded = decodeURIComponent(url.replace(/\+/g, " "));
+  } catch {
+    // Malformed escapes: the value was found in parts read one by one; show none of the query.
+    return url.replace(/[?#].*$/, "?[redacted]");
+  }
+  return pattern.test(decoded) ? decoded.replace(pattern, "[redacted]") : url.replace(/[?#].*$/, "?[redacted]");
+}
+
+/** What sets a secret file's value apart from the same text as a value in the value index (`noteSecrets`). */
+const SECRET_KEY = "\u0000secret:";
+/** How many of a URL's parts are looked up for a secret file's values. */
+const MAX_URL_SECRET_PARTS = 64;
 
 /** How much of a quoted file is read to find an excerpt in it (`Provenance.quotedTrust`). */
 const QUOTED_FILE_BYTES = 256 * 1024;

@@ -96,7 +96,12 @@ export type PendingFact =
   | { readonly t: "linked"; readonly parent: string; readonly at: number }
   | { readonly t: "message"; readonly key: string; readonly channel?: string; readonly senderId?: string; readonly at: number }
   | { readonly t: "settled"; readonly key: string; readonly at: number }
-  | { readonly t: "command"; readonly key: string; readonly channel?: string; readonly senderId?: string; readonly at: number };
+  | { readonly t: "command"; readonly key: string; readonly channel?: string; readonly senderId?: string; readonly at: number }
+  /** A label or agent id given to an external harness at its spawn: it names that harness for as long as the host keeps it. */
+  | { readonly t: "harness"; readonly name: string; readonly at: number };
+
+/** At most this many harness names are kept in the journal (the latest). */
+const MAX_JOURNALED_HARNESSES = 256;
 
 /** Pending facts older than this are not restored (a turn does not outlive it). */
 const PENDING_MAX_AGE_MS = 60 * 60 * 1000;
@@ -214,10 +219,19 @@ export class SessionStore {
       if (line.slice(cut + 1) !== ledgerMac(this.key, body)) continue;
       try {
         const fact = JSON.parse(body) as PendingFact;
-        if (typeof fact?.at === "number" && fact.at >= since) facts.push(fact);
+        // A harness outlives a turn: its name is kept whatever its age.
+        if (typeof fact?.at === "number" && (fact.at >= since || fact.t === "harness")) facts.push(fact);
       } catch {
         // A torn last line: skipped.
       }
+    }
+    // Each harness name once (its latest spawn), the latest few.
+    const harnesses = facts.filter((f) => f.t === "harness");
+    const latest = new Map(harnesses.map((f, i) => [f.name, i]));
+    const keep = new Set(harnesses.filter((f, i) => latest.get(f.name) === i).slice(-MAX_JOURNALED_HARNESSES));
+    for (let i = facts.length - 1; i >= 0; i--) {
+      const fact = facts[i] as PendingFact;
+      if (fact.t === "harness" && !keep.has(fact)) facts.splice(i, 1);
     }
     // Only the recent tail is kept on disk: the file is rewritten with what is still pending.
     try {

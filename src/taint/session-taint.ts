@@ -1,4 +1,5 @@
-import { resolve as resolvePath } from "node:path";
+import { recordHooks } from "./git-hooks.ts";
+import { join, resolve as resolvePath } from "node:path";
 import type { ChannelMessage, Requester, ToolCall, ToolResult, TurnInput } from "../calls.ts";
 import type { CompiledPolicy, ServiceAction } from "../policy/compiled-policy.ts";
 import type { Decision } from "../policy/decision.ts";
@@ -201,6 +202,7 @@ export class SessionTaint {
         this.pendingMessages.set(fact.key, list.slice(-MAX_PENDING_MESSAGES));
       } else if (fact.t === "settled") this.pendingMessages.delete(fact.key);
       else if (fact.t === "command") this.dropCommandMessage(fact.key, fact.channel, fact.senderId);
+      else if (fact.t === "harness") this.noteHarness(fact.name);
     }
     this.pendingSpawns = this.pendingSpawns.slice(-MAX_PENDING_SPAWNS);
   }
@@ -314,21 +316,37 @@ export class SessionTaint {
     // The working directory is a tree it runs unless it only runs where a cd put it (`cd api && npm test`).
     const named = treeDirsOf(command, this.policy.home);
     const dirs = [...new Set([...(command.view.runsCwd || named.length === 0 ? [command.cwd] : []), ...named])];
-    return dirs.map((dir) => {
-      const base = { argument: `${command.argument}'s tree`, role: "path" as const, value: shownValue(dir) };
-      const own = this.provenance.ownTree(dir, state, required, call.agentId);
-      if (own.ok) {
-        return {
-          ...base,
-          verdict: "endorsed" as const,
-          allowed: true,
-          level: "owner" as const,
-          source: OWN_TREE,
-          note: `a check of the project in ${dir}, ${OWN_TREE}`,
-        };
-      }
-      return { ...base, verdict: "tainted" as const, allowed: false, note: `a check of the project below owner runs only the owner's code, and ${own.note}` };
-    });
+    return dirs.map((dir) =>
+      ownVerdict(`${command.argument}'s tree`, dir, this.provenance.ownTree(dir, state, required, call.agentId), OWN_TREE, "a check of the project", "in"),
+    );
+  }
+
+  /**
+   * The verdicts of a record in the local repository (`CommandView.localRecord`: `git add x && git
+   * commit -m ...`, `git switch -c fix`), one per repository it records in: endorsed at owner when
+   * the repository is one of the trusted paths and git runs no hook for it, or only the owner's code
+   * (`Provenance.ownRecord`). What the session read cannot change what such a record does: it stores
+   * what the named files hold (their labels say who wrote them) under a message, and sends nothing.
+   */
+  recordVerdicts(call: Pick<ToolCall, "agentId" | "sessionKey">, facts: CallFacts, required: TrustLevel): ArgumentVerdict[] {
+    const command = facts.command;
+    if (!command?.repositoryStarts || !this.policy.tagging) return [];
+    const state = call.sessionKey ? this.store.peek(call.sessionKey) : undefined;
+    const argument = `${command.argument}'s repository`;
+    const gitDirs = this.policy.repositoriesFrom(command.repositoryStarts);
+    if (gitDirs.length === 0) {
+      return command.repositoryStarts.map((start) => ({
+        argument,
+        role: "path" as const,
+        value: shownValue(start),
+        verdict: "unknown" as const,
+        allowed: false,
+        note: "no git repository was found there, so what git would record and run is not known",
+      }));
+    }
+    return gitDirs.map((gitDir) =>
+      ownVerdict(argument, gitDir, this.provenance.ownRecord(gitDir, state, required, call.agentId), OWN_RECORD, "a record in the local repository", "at"),
+    );
   }
 
   /** A recipient that is the owner's own address (`owner-addresses.ts`) is endorsed at owner, whatever the session read. */
@@ -391,12 +409,14 @@ export class SessionTaint {
     const command = facts?.command;
     if (!this.policy.tagging || !command?.cwd) return undefined;
     const runsFiles = command.view.runsInput || command.view.codeFiles.length !== 0;
-    if (!command.view.runsTree && !runsFiles) return undefined;
+    // A record in the local repository runs the tree only through the hooks git runs for it.
+    const runsTree = command.view.runsTree || (command.view.localRecord && this.recordRunsHooks(command));
+    if (!runsTree && !runsFiles) return undefined;
     const above: TrustLevel = command.view.allowAt !== undefined && command.view.allowAt !== "owner" ? "owner" : trust;
     if (above === "untrusted") return undefined;
     const docs = command.view.runsDocs;
-    let low = command.view.runsTree ? this.provenance.labels.lowestCodeUnder(command.cwd, above, docs) : undefined;
-    for (const dir of command.view.runsTree ? treeDirsOf(command, this.policy.home) : []) {
+    let low = runsTree ? this.provenance.labels.lowestCodeUnder(command.cwd, above, docs) : undefined;
+    for (const dir of runsTree ? treeDirsOf(command, this.policy.home) : []) {
       const other = this.provenance.labels.lowestCodeUnder(dir, above, docs);
       if (other && (!low || trustRank(codeLevel(other.label)) < trustRank(codeLevel(low.label)))) low = other;
     }
@@ -413,6 +433,12 @@ export class SessionTaint {
     const by = writerOf(low.label);
     const level = codeLevel(low.label);
     return { level, kind: "file", label: `${low.path}, which ${by} wrote at ${level}`, at: low.label.at };
+  }
+
+  /** Whether git may run a hook for a record (`CommandView.localRecord`) in one of its repositories (`recordHooks`). */
+  private recordRunsHooks(command: NonNullable<CallFacts["command"]>): boolean {
+    const gitDirs = this.policy.repositoriesFrom(command.repositoryStarts ?? []);
+    return gitDirs.length === 0 || gitDirs.some((gitDir) => recordHooks(gitDir, this.policy.home).kind !== "none");
   }
 
   /**
@@ -520,9 +546,9 @@ export class SessionTaint {
     }
     if (decision.outcome !== "allow") return;
     for (const name of this.policy.harnessNames(tool, call.params)) {
-      this.harnesses.delete(name);
-      this.harnesses.add(name);
-      if (this.harnesses.size > MAX_HARNESS_NAMES) this.harnesses.delete(this.harnesses.values().next().value as string);
+      this.noteHarness(name);
+      // Kept across restarts: the host keeps a persistent harness, and its label, after one.
+      this.store.journal({ t: "harness", name, at: this.now() });
     }
     if (decision.inputTrust === "owner" && call.sessionKey && this.policy.tagging && this.policy.provenance.enabled) this.noteChosenValues(call, tool, facts);
     if (facts && facts.writes.length > 0 && this.policy.tagging) this.labelWrites(call, tool, decision, facts);
@@ -538,6 +564,12 @@ export class SessionTaint {
   }
 
   // ---- inputs -----------------------------------------------------------------------------
+
+  private noteHarness(name: string): void {
+    this.harnesses.delete(name);
+    this.harnesses.add(name);
+    if (this.harnesses.size > MAX_HARNESS_NAMES) this.harnesses.delete(this.harnesses.values().next().value as string);
+  }
 
   /** Whether any external harness was seen spawned (`namesHarness` has something to find). */
   get knowsHarnesses(): boolean {
@@ -739,6 +771,16 @@ export class SessionTaint {
   /** The trust a turn's requester brings: owner as the host resolved it, a trusted sender, or less. */
   requesterTrust(requester: Requester | undefined): TrustLevel {
     return this.basisTrust(this.requesterBasis(requester));
+  }
+
+  /**
+   * The least trust of who reads the session's replies, beside its requester: in a group or a
+   * channel (`agent:<id>:<channel>:group:<id>`, `...:channel:<id>`, the host's default routing)
+   * every member, whoever spoke. A read whose result reaches only its requester (`forRequester`)
+   * reaches them too.
+   */
+  audienceTrust(sessionKey: string | undefined): TrustLevel {
+    return this.policy.tagging && sessionKey && SHARED_SESSION.test(sessionKey) ? "untrusted" : "owner";
   }
 
   /** Why a requester gets its level (see `RequesterBasis`). */
@@ -1345,6 +1387,21 @@ export class SessionTaint {
     // container's output) and wrote to one (`kubectl logs web-0 > web.log`).
     const chosen = level;
     if (view && !view.readOnly && (view.network || !view.parsed || view.external)) level = "untrusted";
+    // A record in the local repository (git add, git commit) writes only git's store: its history
+    // (objects, refs, logs, the index, HEAD) now holds what this session chose; its settings and
+    // hooks stay what they were, and none of what it wrote is code git runs.
+    if (view?.localRecord && facts.command?.repositoryStarts) {
+      if (level === "owner") return;
+      const labels = this.provenance.labels;
+      for (const gitDir of this.policy.repositoriesFrom(facts.command.repositoryStarts)) {
+        for (const [part, tree] of RECORD_PARTS) {
+          const path = join(gitDir, part);
+          const current = labels.effective(path);
+          labels.set(path, minTrust(level, current?.level ?? "owner"), at, tree, call.sessionKey, current ? codeLevel(current) : "owner");
+        }
+      }
+      return;
+    }
     const overwrite = tool.name === "write";
     for (const file of facts.writes) {
       const path = file.forms[0];
@@ -1427,6 +1484,15 @@ export class SessionTaint {
           memo?.facts?.command ? { text: memo.facts.command.text, level: memo.decision.inputTrust } : undefined,
         );
       if (memo && !trivial) this.noteSelection(state, result, valueLevel, observed.tool, memo);
+      // What a secret file holds (an environment file, a key) may not leave in a URL the session puts together.
+      if (!trivial && memo?.facts?.touches.some((t) => t.kind === "secret-read")) {
+        this.provenance.noteSecrets(state, result.content, {
+          level: valueLevel,
+          label: `${resultLabel(observed.tool)} of ${memo.facts.touches.find((t) => t.kind === "secret-read")?.label ?? "a secret file"}`,
+          tool: observed.tool,
+          ...(result.toolCallId ? { callId: result.toolCallId } : {}),
+        });
+      }
       // What a quoted file holds counts at the file's trust; the rest of the result at the output's.
       if (observed.quoted && !trivial && !result.failed) {
         const { text, level } = observed.quoted;
@@ -1691,6 +1757,35 @@ const MAX_RUNNING_CHECKS = 256;
 
 /** Why a check's tree is the owner's, for its verdict. */
 const OWN_TREE = "a trusted path whose code no session below owner wrote";
+/** What a record in the local repository writes in its git directory, and whether each is a directory. */
+const RECORD_PARTS: readonly (readonly [string, boolean])[] = [
+  ["objects", true],
+  ["refs", true],
+  ["logs", true],
+  ["index", false],
+  ["HEAD", false],
+  ["COMMIT_EDITMSG", false],
+];
+/** A session key of a group or a channel, where every member reads the replies (the host's routing). */
+const SHARED_SESSION = /^agent:[^:]+:[^:]+:(?:group|channel):/i;
+const OWN_RECORD = "a trusted path where git runs no hook but the owner's";
+
+/**
+ * The verdict on a tree or a repository a check or a record below owner runs in (`Provenance.ownTree`,
+ * `ownRecord`): endorsed at owner when it runs only the owner's code, else tainted with the reason.
+ */
+function ownVerdict(
+  argument: string,
+  dir: string,
+  own: { ok: true } | { ok: false; note: string },
+  source: string,
+  what: string,
+  where: string,
+): ArgumentVerdict {
+  const base = { argument, role: "path" as const, value: shownValue(dir) };
+  if (own.ok) return { ...base, verdict: "endorsed", allowed: true, level: "owner", source, note: `${what} ${where} ${dir}, ${source}` };
+  return { ...base, verdict: "tainted", allowed: false, note: `${what} below owner runs only the owner's code, and ${own.note}` };
+}
 
 /** Who wrote a labelled file, for a reason: the session, when the label says. */
 function writerOf(label: FileLabel): string {

@@ -731,6 +731,43 @@ function addressList(v: string): string[] {
   return entries;
 }
 
+/** At most this many values are taken from one secret file's text (`secretValues`). */
+const MAX_SECRET_VALUES = 256;
+/** The shortest value taken as a secret: shorter ones (a port, a flag) are everywhere. */
+const MIN_SECRET_LENGTH = 6;
+/** A setting's value: `KEY=value`, `export KEY="value"`, `key: value`, `"key": "value",`. */
+const SETTING_LINE = /^\s*(?:export\s+)?["']?[A-Za-z_][A-Za-z0-9_.-]*["']?\s*[=:]\s*(.+?)\s*,?\s*$/;
+/** A long word of a secret file (a key, a token, a line of a PEM block). */
+const LONG_WORD = /[^\s"'`,;]{20,}/g;
+const NOT_SECRET = /^(?:true|false|null|none|yes|no|on|off|localhost|[0-9.]+)$/i;
+
+/**
+ * The values a secret file's text holds (an environment file, a credentials file, a key): each
+ * setting's value, unquoted and without a trailing comment, and each long word, lower case. What
+ * ClawOS remembers of them is their hash, never the text.
+ */
+export function secretValues(text: string, emit: (value: string) => void): void {
+  let count = 0;
+  const take = (raw: string) => {
+    const value = raw.trim().toLowerCase();
+    if (count >= MAX_SECRET_VALUES || value.length < MIN_SECRET_LENGTH || NOT_SECRET.test(value)) return;
+    count++;
+    emit(value);
+  };
+  for (const line of text.split(/\r?\n/)) {
+    if (count >= MAX_SECRET_VALUES) return;
+    const setting = SETTING_LINE.exec(line);
+    if (setting) {
+      let value = setting[1] as string;
+      const quote = value[0];
+      if ((quote === '"' || quote === "'") && value.lastIndexOf(quote) > 0) value = value.slice(1, value.lastIndexOf(quote));
+      else value = value.replace(/\s+#.*$/, "");
+      take(value);
+    }
+    for (const word of line.matchAll(LONG_WORD)) take(word[0]);
+  }
+}
+
 /**
  * A result that cannot carry an instruction: empty, an exit status, `ok`, a bare number or boolean,
  * a short text with no letter in any script (a duration, a timestamp, an address, a count), or

@@ -536,6 +536,14 @@ describe("read-only actions of tools that can also act (manifest modes with read
     const d = gate(engine, "browser", { action: "snapshot", profile: "user" });
     expect(d.outcome).toBe("block");
     expect(d.rules.map((r) => r.rule)).toContain("tool.mode");
+    // Any profile but the managed openclaw one may be a signed-in browser (an operator's existing-session "brave").
+    for (const profile of ["chrome", "brave", "work"]) expect(gate(engine, "browser", { action: "tabs", profile }).outcome, profile).toBe("block");
+    expect(gate(engine, "browser", { action: "tabs", profile: "openclaw" }).outcome).toBe("allow");
+    expect(gate(engine, "browser", { action: "tabs" }).outcome).toBe("allow");
+    // Where the operator made a signed-in profile the default, a call without one drives it.
+    const signedIn = makeEngine(ENFORCE, { openclawConfig: { browser: { defaultProfile: "user" } } });
+    taintWithPage(signedIn.engine);
+    expect(gate(signedIn.engine, "browser", { action: "tabs" }).outcome).toBe("block");
   });
 
   it("reading the gateway's config needs verified input (system:read); an update or another gateway's URL needs the owner", () => {

@@ -453,14 +453,16 @@ describe("provenance settings", () => {
 
   // A path on another device (a paired node's file system), where no path rule can look.
   const REMOTE_PATH_TOOLS = ["file_write"];
+  // Names the owner gave are no licence for a lowered session to delete or list stored credentials.
+  const CREDENTIAL_TOOLS = ["secrets"];
 
-  it("turns provenance decisions off exactly for the tools where free text is the danger, or a path no rule can check", () => {
+  it("turns provenance decisions off exactly for the tools where free text is the danger, a path no rule can check, or stored credentials", () => {
     expect(
       manifests
         .filter((m) => m.provenance?.decisions === false)
         .map((m) => m.tool)
         .sort(),
-    ).toEqual([...FREE_TEXT_TOOLS, ...REMOTE_PATH_TOOLS].sort());
+    ).toEqual([...FREE_TEXT_TOOLS, ...REMOTE_PATH_TOOLS, ...CREDENTIAL_TOOLS].sort());
     expect(manifests.filter((m) => m.provenance?.decisions === true).map((m) => m.tool)).toEqual([]);
   });
 

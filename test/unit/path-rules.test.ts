@@ -186,6 +186,8 @@ describe("path rules: files that run commands or hold logins outside the shell's
       "/etc/sudoers.d/agent",
       "/etc/apt/apt.conf.d/99hook",
       "/etc/ld.so.preload",
+      // The workspace's hooks: OpenClaw loads an enabled one's handler (handler.ts before handler.js) into the gateway.
+      "/home/o/.openclaw/workspace/hooks/session-digest/handler.ts",
     ]) {
       expect(zone(p), p).toBe("protected");
     }

@@ -68,6 +68,10 @@ describe("redaction", () => {
     expect(holdsSecret("https://blog.example/c?a=AKIA&b=IOSFODNN7EXAMPLE&c=wJalrXUtnFEMI&d=K7MDENG", url)).toBe(true);
     expect(holdsSecret("https://blog.example/x/gh/p_abcdefghij/klmnopqrstuvwxyz", url)).toBe(true);
     expect(holdsSecret("https://blog.example/x/gh%2Fp_abcdefghij%2Fklmnopqrstuvwxyz", url)).toBe(true);
+    // Escaped within one value; split after many path segments; a URL of too many parts to read.
+    expect(holdsSecret("https://blog.example/v?key=sk%2Dproj%2DAbCdEfGhIjKlMnOpQrStUvWx", url)).toBe(true);
+    expect(holdsSecret(`https://blog.example/${"seg/".repeat(14)}c?a=sk-proj-7Hq2&b=AbCdEfGhIjKlMnOpQrStUvWx`, url)).toBe(true);
+    expect(holdsSecret(`https://blog.example/${"a/".repeat(300)}`, url)).toBe(true);
     // Ordinary long URLs joined up are runs of words, not keys.
     for (const plain of [
       "https://docs.github.example/en/webhooks/using-webhooks/validating-webhook-deliveries",

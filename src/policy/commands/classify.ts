@@ -11,6 +11,7 @@ import {
   type ProgramSpec,
   type ServiceActionSpec,
   type CheckSpec,
+  type RecordSpec,
   type SubcommandSpec,
 } from "./command-rules.ts";
 import { braceAlternatives } from "../path-rules.ts";
@@ -159,7 +160,10 @@ export interface CommandView {
    * came from (the engine checks them like a call's hosts). Its output is others' text.
    */
   readonly remoteRead: boolean;
-  /** Where a remote read sends its request (hosts, a resolver, the names it looks up); empty for a local daemon. */
+  /**
+   * Where a remote read sends its request (hosts, a resolver, the names it looks up; a web request's
+   * whole URL, which says what it sends too); empty for a local daemon.
+   */
   readonly destinations: readonly string[];
   /**
    * A remote read that only printed the other host's own facts: `ssh web-2 'df -h; ufw status'`
@@ -192,6 +196,16 @@ export interface CommandView {
    * no code a session below owner wrote: the engine checks them.
    */
   readonly projectCheck: boolean;
+  /**
+   * The command is not read-only only because it records in the local repository what the working
+   * tree holds (`git add src/x.ts && git commit -m "..."`, `git switch -c fix`: `record` in the
+   * command table), given nothing else, beside read-only parts: no flag that runs code, takes in
+   * other content or rewrites history, no path outside the tree, no other write. It writes only the
+   * repository's own store, and runs only the repository's hooks; whether it may run below owner
+   * depends on whether the repository is the owner's and its hooks run only the owner's code: the
+   * engine checks them.
+   */
+  readonly localRecord: boolean;
   /** Irreversible actions named by matching rules ("push to a remote"). */
   readonly irreversible: readonly string[];
   /** Each irreversible action with its id, what a grant names (`git-push`: a built-in rule's id without `builtin.`). */
@@ -236,6 +250,7 @@ export function withEnvironment(view: CommandView, names: readonly string[]): Co
     remoteRead: false,
     serviceAction: false,
     projectCheck: false,
+    localRecord: false,
     allowAt: undefined,
     why: [...view.why, ...why],
   };
@@ -289,6 +304,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       serviceKinds: [],
       serviceVerbs: [],
       projectCheck: false,
+      localRecord: false,
       irreversible: [],
       irreversibleActions: [],
       programs: [],
@@ -769,6 +785,9 @@ class Walker {
   private readonly serviceVerbs: { verb: string; alsoBy: readonly string[] }[] = [];
   /** Checks of the project (see CommandView.projectCheck). */
   private checkRuns = 0;
+  /** Records in the local repository (see CommandView.localRecord), and the repository paths they write. */
+  private recordRuns = 0;
+  private readonly recordWrites: string[] = [];
   /** Something it starts keeps running after it returns (`&`, nohup, setsid). */
   private detached = false;
   private readonly repositories: string[] = [];
@@ -830,6 +849,7 @@ class Walker {
       serviceKinds: this.serviceKinds,
       serviceVerbs: this.serviceVerbs,
       projectCheck: this.projectCheck(),
+      localRecord: this.localRecord(),
       irreversible: this.irreversible,
       irreversibleActions: this.irreversibleActions,
       programs: this.programs,
@@ -843,15 +863,28 @@ class Walker {
 
   /** See CommandView.projectCheck: only checks beside reads, and nothing that writes, downloads or runs other code. */
   private projectCheck(): boolean {
+    return this.checkRuns > 0 && this.nothingBeyond(NONE);
+  }
+
+  /** See CommandView.localRecord: only records beside reads, and nothing that writes elsewhere, downloads or runs other code. */
+  private localRecord(): boolean {
+    return this.recordRuns > 0 && this.checkRuns === 0 && !this.runsTree && this.nothingBeyond(this.recordWrites);
+  }
+
+  /**
+   * Not read-only, but nothing beyond reads and the acts a check or a record makes: no write but to
+   * `writes`, no copy, download, install, code file or input it runs, no path known only at run
+   * time, secret or irreversible action, nothing on another host, and nothing left running.
+   */
+  private nothingBeyond(writes: readonly string[]): boolean {
     return (
       !this.readOnly &&
       this.onlyRemoteReads &&
-      this.checkRuns > 0 &&
       !this.detached &&
       !this.programs.some((name) => DETACHING.has(name)) &&
       this.remoteReads === 0 &&
       this.serviceActs === 0 &&
-      this.writes.length === 0 &&
+      this.writes.every((path) => writes.includes(path)) &&
       this.copies.length === 0 &&
       this.fetches.length === 0 &&
       this.installs.length === 0 &&
@@ -874,6 +907,12 @@ class Walker {
   /** Not read-only only because it checks the project (see CommandView.projectCheck). */
   private checkOnly(reason: string): void {
     this.checkRuns++;
+    this.remoteOnly(reason);
+  }
+
+  /** Not read-only only because it records in the local repository (see CommandView.localRecord). */
+  private recordOnly(reason: string): void {
+    this.recordRuns++;
     this.remoteOnly(reason);
   }
 
@@ -1775,11 +1814,16 @@ class Walker {
     const isRead = b.kind === "read" || (b.queryFlags !== undefined && args.some((w) => !w.dynamic && queries(b, w.text)));
     // A check of the project given only what its entry lists (npm test, cargo test --release).
     const checking = !isRead && b.check !== undefined && this.remoteDepth === 0 && !ctx.remote && checksOnly(b.check, label, args);
+    // A record in the local repository given only what its entry lists (git add x, git commit -m ...).
+    const recorded = !isRead && !checking && b.record !== undefined && this.remoteDepth === 0 && !ctx.remote ? recordOperands(b.record, args) : undefined;
+    const recording = recorded !== undefined;
     if (checking) this.checkOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
+    else if (recording) this.recordOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
     else if (!isRead) this.notReadOnly(`${label} ${b.why ?? KIND_WHY[b.kind]}`);
     if (NOT_LOCAL.has(b.kind)) this.local = false;
     // A build runs the tree's code; so does an install (lifecycle scripts, a Gemfile, setup.py, composer scripts).
-    const runsHere = b.kind === "build" || b.kind === "install" || (b.runsTree === true && !isRead);
+    // A record runs only the repository's hooks, which the engine looks at itself.
+    const runsHere = !recording && (b.kind === "build" || b.kind === "install" || (b.runsTree === true && !isRead));
     if (runsHere) this.runsTree = true;
     if (b.runsDocs === true) this.runsDocs = true;
     if (b.network) this.network = true;
@@ -1943,7 +1987,10 @@ class Walker {
     }
     if (b.writes && (!isRead || changed)) {
       this.write(ctx, b.writes, where);
-      if (b.inPlace) for (const p of this.paths(ctx, b.writes, where)) add(this.inPlace, p);
+      if (recording) for (const p of this.paths(ctx, b.writes, where)) add(this.recordWrites, p);
+      // What it records is what those files hold: a secret's path is read as any read's is.
+      for (const path of recorded ?? []) this.read(ctx, path, where);
+      if (b.inPlace && !recording) for (const p of this.paths(ctx, b.writes, where)) add(this.inPlace, p);
     }
     if (!outside) {
       if (fetchTo !== undefined) this.fetch(ctx, fetchTo, base, b.kind === "install");
@@ -2164,7 +2211,7 @@ class Walker {
     // server (redis-cli, psql, dig, s3) prints what it stores.
     if (body !== undefined && this.remoteFiles === files && this.remoteOthers === others && (!this.external || external)) this.remoteFactReads++;
     else this.external = true;
-    for (const destination of destinations) add(this.destinations, destination.toLowerCase());
+    for (const destination of destinations) add(this.destinations, WEB_ADDRESS.test(destination) ? destination : destination.toLowerCase());
   }
 
   private runShell(label: string, args: readonly Word[], ctx: Context): void {
@@ -2591,6 +2638,12 @@ class Walker {
   }
 
   private runCurl(label: string, args: readonly Word[], ctx: Context, base: string): void {
+    // A plain GET (or HEAD) that sends nothing but its address and keeps nothing: read like web_fetch, by where it goes.
+    const reads = curlGetUrls(args);
+    if (reads) {
+      this.remoteRead([`${label} reads ${reads.map(urlHost).join(", ")} over the network`], reads);
+      return;
+    }
     this.reaches(`${label} reaches the network`);
     const valueShort = "ACDEFHKPQTUXYbcdemortuwxyz";
     const urls: string[] = [];
@@ -4232,6 +4285,52 @@ function checksOnly(spec: CheckSpec, label: string, args: readonly Word[]): bool
   return target || spec.noTarget === true;
 }
 
+/**
+ * The operands of a record (see CommandView.localRecord) whose arguments are only what its entry lists, else undefined: known
+ * flags, plain-word values, free text where the program only stores it (a commit message), and
+ * operands inside the working tree short of the whole tree (a pathspec like `.`, `:/` or a pattern
+ * stages what nobody named, files .gitignore was to keep out included).
+ */
+function recordOperands(spec: RecordSpec, args: readonly Word[]): string[] | undefined {
+  const operands: string[] = [];
+  // A value flag's value: free text for a text flag, else a plain name.
+  const fits = (flag: string, value: Word | undefined) =>
+    value !== undefined && !value.dynamic && !value.process && (has(spec.textFlags, flag) || RECORD_NAME.test(value.text));
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i];
+    if (w.dynamic || w.process) return undefined;
+    const t = w.text;
+    if (t === "--") continue;
+    if (t.startsWith("--")) {
+      const eq = t.indexOf("=");
+      const flag = eq === -1 ? t : t.slice(0, eq);
+      if (has(spec.textFlags, flag) || has(spec.valueFlags, flag)) {
+        if (!fits(flag, eq === -1 ? args[++i] : literalWord(t.slice(eq + 1)))) return undefined;
+      } else if (eq !== -1 || !has(spec.flags, flag)) return undefined;
+      continue;
+    }
+    if (t.startsWith("-") && t.length > 1) {
+      // Short flags, bundled or not (-am "msg", -qc name): a value flag takes the rest, else the next word.
+      for (let j = 1; j < t.length; j++) {
+        const flag = `-${t[j]}`;
+        if (has(spec.flags, flag)) continue;
+        if (!has(spec.textFlags, flag) && !has(spec.valueFlags, flag)) return undefined;
+        if (!fits(flag, j + 1 < t.length ? literalWord(t.slice(j + 1)) : args[++i])) return undefined;
+        break;
+      }
+      continue;
+    }
+    const kind = spec.operands ?? "none";
+    if (kind === "none") return undefined;
+    if (kind === "names" ? !RECORD_NAME.test(t) : !treePathOperand(t) || t === "." || t === "./" || /[*?[\]{}:]/.test(t)) return undefined;
+    if (kind === "paths") operands.push(t);
+  }
+  return operands;
+}
+
+/** A branch's name: a plain word git would take as a ref, never a flag, a path above or a range. */
+const RECORD_NAME = /^(?!-)(?!.*\.\.)[A-Za-z0-9_./+-]{1,200}$/;
+
 /** A check's target against a name of the table: exact, or a prefix before a trailing `*` (test:*). */
 function targetMatches(pattern: string, name: string): boolean {
   return pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) && name.length >= pattern.length : name === pattern;
@@ -4519,6 +4618,87 @@ function decodeSafe(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** curl's flags that change neither what a GET sends nor where its answer goes (-o /dev/null aside). */
+const CURL_GET_FLAGS: ReadonlySet<string> = new Set([
+  "-s",
+  "--silent",
+  "-S",
+  "--show-error",
+  "-f",
+  "--fail",
+  "--fail-with-body",
+  "-L",
+  "--location",
+  "-i",
+  "--include",
+  "-I",
+  "--head",
+  "-v",
+  "--verbose",
+  "-k",
+  "--insecure",
+  "-4",
+  "--ipv4",
+  "-6",
+  "--ipv6",
+  "--compressed",
+  "--http1.1",
+  "--http2",
+  "-N",
+  "--no-buffer",
+  "-g",
+  "--globoff",
+]);
+/** curl's flags whose value is a plain number or a format of the answer, never a file. */
+const CURL_GET_VALUES: ReadonlySet<string> = new Set([
+  "-m",
+  "--max-time",
+  "--connect-timeout",
+  "--retry",
+  "--retry-delay",
+  "--retry-max-time",
+  "-w",
+  "--write-out",
+  "--max-redirs",
+]);
+/** An address curl only reads: http(s), a plain host name or address, no credentials, no URL globbing. */
+const CURL_GET_URL = /^https?:\/\/([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:[/?#][^\s{}[\]]*)?$/;
+/** A web address among a remote read's destinations (decided as a URL, not a host). */
+const WEB_ADDRESS = /^https?:\/\//i;
+
+/**
+ * The URLs of a curl command that only GETs (or HEADs) addresses given as literals and shows the
+ * answer (`curl -fsS -m 5 https://api.example/healthz`, `-o /dev/null -w '%{http_code}'`), else
+ * undefined: any flag that sends data, headers, cookies or credentials, reads a file (`-w @file`,
+ * `-K`), writes one or changes the method, or an address it would expand, keeps it a network
+ * command. What the URL itself carries is decided with it, as for web_fetch.
+ */
+function curlGetUrls(args: readonly Word[]): string[] | undefined {
+  const urls: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i];
+    if (w.dynamic || w.process) return undefined;
+    const t = w.text;
+    if (t.startsWith("-") && t.length > 1) {
+      const eq = t.startsWith("--") ? t.indexOf("=") : -1;
+      const flag = eq === -1 ? (t.startsWith("--") ? t : t.slice(0, 2)) : t.slice(0, eq);
+      if (CURL_GET_FLAGS.has(t)) continue;
+      if (!t.startsWith("--") && t.length > 2 && [...t.slice(1)].every((c) => CURL_GET_FLAGS.has(`-${c}`))) continue;
+      const value = eq !== -1 ? t.slice(eq + 1) : !t.startsWith("--") && t.length > 2 ? t.slice(2) : args[++i]?.text;
+      if (value === undefined || (i < args.length && args[i]?.dynamic)) return undefined;
+      if (flag === "-o" || flag === "--output") {
+        if (value !== "/dev/null") return undefined;
+      } else if (flag === "-X" || flag === "--request") {
+        if (value !== "GET" && value !== "HEAD") return undefined;
+      } else if (!CURL_GET_VALUES.has(flag) || value.startsWith("@") || /%output\{/i.test(value)) return undefined;
+      continue;
+    }
+    if (!CURL_GET_URL.test(t)) return undefined;
+    add(urls, t);
+  }
+  return urls.length > 0 ? urls : undefined;
 }
 
 function urlHost(url: string): string {

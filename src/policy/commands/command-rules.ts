@@ -300,6 +300,26 @@ const behaviourFields = {
       },
     ),
   ),
+  record: Type.Optional(
+    Type.Object(
+      {
+        flags: flagList("flags it may be given that neither run code nor take in anything but the working tree (-a, -u, -q, -s, --no-verify)"),
+        valueFlags: flagList("flags it may be given whose value is a plain word, neither a path nor code (a branch name: -c)"),
+        textFlags: flagList("flags whose value is free text the program only stores (a commit message: -m)"),
+        operands: Type.Optional(
+          Type.Union([Type.Literal("none"), Type.Literal("paths"), Type.Literal("names")], {
+            description:
+              "its operands: none; paths (files or directories inside the working tree: relative, no .., not the whole tree, no pathspec magic); names (plain words: a new branch's name)",
+          }),
+        ),
+      },
+      {
+        additionalProperties: false,
+        description:
+          "the program only records in the local repository what its working tree holds (git add, git commit, git switch -c) when given only what this lists: below owner such a record may be made when the repository is one of the trusted paths, its settings are the owner's, and no hook runs or every hook's tree is the owner's (the engine checks them); given anything else it changes the repository like any build",
+      },
+    ),
+  ),
   listsOnly: Type.Optional(
     Type.Boolean({
       description:
@@ -331,6 +351,7 @@ const BehaviourSchema = Type.Object(behaviourFields, { additionalProperties: fal
 export type Behaviour = Static<typeof BehaviourSchema>;
 export type ServiceActionSpec = NonNullable<Behaviour["serviceAction"]>;
 export type CheckSpec = NonNullable<Behaviour["check"]>;
+export type RecordSpec = NonNullable<Behaviour["record"]>;
 
 export const WrapperSchema = Type.Object(
   {
