@@ -83,6 +83,20 @@ export const BUILTIN_PATH_RULES: readonly PathRule[] = [
     inDirectoryReads: false,
   },
   {
+    // Key material wherever it is kept (a deploy key in a repository, a service account's JSON), not its public half.
+    pattern:
+      "**/{id_rsa,id_dsa,id_ecdsa,id_ed25519,*_rsa,*_dsa,*_ecdsa,*_ed25519,*.p12,*.pfx,*.jks,*.keystore,*.ppk,*.kdbx,*.key,key.pem,*privkey*.pem,*private*.pem,*-key.pem,*_key.pem,client_secret*.json,*service-account*.json,*service_account*.json}",
+    zone: "secret",
+    label: "a private key, a keystore or a service account's credentials",
+    inDirectoryReads: false,
+  },
+  {
+    pattern: "**/{.npmrc,.pypirc,.git-credentials,.pgpass}",
+    zone: "secret",
+    label: "a project's stored registry or login credentials",
+    inDirectoryReads: false,
+  },
+  {
     pattern: "{workspace}/{AGENTS.md,SOUL.md,USER.md,IDENTITY.md,TOOLS.md,BOOT.md,BOOTSTRAP.md,HEARTBEAT.md,MEMORY.md}",
     zone: "protected",
     label: "the agent's instruction and bootstrap files (loaded into every session)",
@@ -94,6 +108,8 @@ export const BUILTIN_PATH_RULES: readonly PathRule[] = [
   // OpenClaw loads an enabled workspace hook's handler into the gateway (handler.ts before handler.js).
   { pattern: "{workspace}/hooks/**", zone: "protected", label: "the agent's workspace hooks (code the gateway loads)" },
   { pattern: "**/.git/hooks/**", zone: "protected", label: "Git hooks (they run commands)" },
+  // A .git file points git at a directory whose settings it then uses (`gitdir: ../x`): a repository of its own.
+  { pattern: "**/.git", zone: "protected", label: "a Git repository's pointer or directory (git uses the settings it names)" },
   { pattern: "**/.git/config", zone: "protected", label: "a Git repository's config (it can run commands)" },
   {
     pattern: "{home}/{.bashrc,.bash_profile,.bash_login,.bash_logout,.profile,.zshrc,.zprofile,.zshenv,.zlogin,.zlogout,.cshrc,.tcshrc,.kshrc,.inputrc}",

@@ -10,7 +10,7 @@ import { codeLevel, GIT_DIR_PART, type FileLabel, type FileLabels } from "./file
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
 import { argumentForms, isTrivialText, normalizePath, personNames, privateShortName, scanValues, secretValues } from "./values.ts";
-import { valueHasher, type ValueHasher, type ValueSource } from "./value-index.ts";
+import { valueHasher, type ValueHasher, type ValueIndex, type ValueSource } from "./value-index.ts";
 
 /**
  * L1 at value level: the values each session saw and the trust of their inputs, and the trust of
@@ -172,17 +172,22 @@ export class Provenance {
   }
 
   /**
-   * Notes the values of a secret file a call read (`secretValues`: an environment file's settings, a
-   * key's long words), by hash only: a URL endorsed by its host alone may not carry one
-   * (`carriesSecret`), whatever it looks like.
+   * Notes the secret values an input holds (`secretValues`: secret settings' values wherever they
+   * appear; with `whole`, a secret file's, its long words too), by hash only: a URL endorsed by its
+   * host alone may not carry one (`carriesSecret`), whatever it looks like.
    */
-  noteSecrets(state: SessionTrust, content: unknown, source: ValueSource): void {
+  noteSecrets(state: SessionTrust, content: unknown, source: ValueSource, whole: boolean): void {
     if (!this.settings.enabled) return;
-    const index = this.store.valuesOf(state);
+    let index: ValueIndex | undefined;
     let changed = false;
-    secretValues(textOf(content, this.settings.scanBytes), (value) => {
-      if (index.add(this.hasher.hash(`${SECRET_KEY}${value}`), source.level, source)) changed = true;
-    });
+    secretValues(
+      textOf(content, this.settings.scanBytes),
+      (value) => {
+        index ??= this.store.valuesOf(state);
+        if (index.add(this.hasher.hash(`${SECRET_KEY}${value}`), source.level, source)) changed = true;
+      },
+      whole,
+    );
     if (changed) this.store.valuesChanged(state);
   }
 
@@ -198,13 +203,32 @@ export class Provenance {
     } catch {
       // Malformed escapes: read as written.
     }
-    const parts = rest.split(/[/?&=#;,]/);
-    // Each part, and each part's words (a value sent with a label: `pw:Wint3r-Birch-22`, `pw Wint3r`).
-    for (const part of parts.slice(0, MAX_URL_SECRET_PARTS)) {
-      for (const piece of [part, ...part.split(/[\s:|]+/)]) {
-        if (piece.length < 6) continue;
-        const hit = index.get(this.hasher.hash(`${SECRET_KEY}${piece.toLowerCase()}`));
-        if (hit) return { source: hit.source ?? { level: hit.level, label: "a secret file the session read" }, value: piece };
+    // Path segments and query values, and path segments and query names: neighbours in each are joined below.
+    const query = rest.indexOf("?");
+    const path = (query < 0 ? rest : rest.slice(0, query)).split(/[/;#,]/);
+    const pairs = query < 0 ? [] : rest.slice(query + 1).split(/[&#;,]/);
+    const values = path.concat(pairs.map((pair) => pair.slice(pair.indexOf("=") + 1)));
+    const names = pairs.map((pair) => (pair.includes("=") ? pair.slice(0, pair.indexOf("=")) : ""));
+    const find = (piece: string) => {
+      if (piece.length < 6) return undefined;
+      const hit = index.get(this.hasher.hash(`${SECRET_KEY}${piece.toLowerCase()}`));
+      return hit ? { source: hit.source ?? { level: hit.level, label: "a secret the session read" }, value: piece } : undefined;
+    };
+    for (const parts of [values.slice(0, MAX_URL_SECRET_PARTS), names.slice(0, MAX_URL_SECRET_PARTS)]) {
+      for (let i = 0; i < parts.length; i++) {
+        // Each part, its words (a value sent with a label: `pw:Wint3r-Birch-22`), and it joined with
+        // the parts after it (a value split over them: `?a=Larch-Orb&b=it-5521`).
+        const part = parts[i] as string;
+        for (const piece of [part, ...part.split(/[\s:|=]+/)]) {
+          const found = find(piece);
+          if (found) return found;
+        }
+        let run = part;
+        for (let j = i + 1; j < parts.length && j - i < MAX_SECRET_RUN; j++) {
+          run += parts[j];
+          const found = find(run);
+          if (found) return found;
+        }
       }
     }
     return undefined;
@@ -282,7 +306,7 @@ export class Provenance {
           note:
             carried === true
               ? `only its host came from ${hit.source?.label ?? "an input"} (${hit.level}); the session put the rest together, and it carries a value that looks like a key, a token or encoded data, which a request there would hand over`
-              : `only its host came from ${hit.source?.label ?? "an input"} (${hit.level}); the session put the rest together, and it carries a value of a secret file it read (${carried.source.label}${carried.source.callId ? `, call ${carried.source.callId}` : ""}), which a request there would hand over`,
+              : `only its host came from ${hit.source?.label ?? "an input"} (${hit.level}); the session put the rest together, and it carries a secret the session read (${carried.source.label}${carried.source.callId ? `, call ${carried.source.callId}` : ""}), which a request there would hand over`,
         };
       }
       // A copy of a whole value as an input held it (not a value built around a host it named).
@@ -422,7 +446,13 @@ export class Provenance {
    * only stores what the tree holds, whoever wrote it; the file labels say that, and a push is
    * decided on its own. The note says why not.
    */
-  ownRecord(gitDir: string, state: SessionTrust | undefined, required: TrustLevel, agentId: string | undefined): { ok: true } | { ok: false; note: string } {
+  ownRecord(
+    gitDir: string,
+    paths: readonly string[],
+    state: SessionTrust | undefined,
+    required: TrustLevel,
+    agentId: string | undefined,
+  ): { ok: true } | { ok: false; note: string } {
     const driver = drivenBelow(state, required);
     if (driver) return { ok: false, note: `a person below ${required} drives this session (${driver})` };
     if (!this.labels.intact) return { ok: false, note: "the file labels could not be read, so what wrote the repository's hooks is not known" };
@@ -430,12 +460,23 @@ export class Provenance {
     const root = dirname(gitDir);
     if (!this.settings.trusted(root, agentId))
       return { ok: false, note: "it is outside the trusted paths (provenance.trustedPaths), so it is not known to be the owner's" };
-    // What git add takes in is what .gitignore leaves out: a lowered session's .gitignore (`!.env`) picks it.
+    // A directory takes in every file below it that .gitignore leaves (an environment file, a key): files are named.
+    const dir = paths.find((path) => isDirectory(path));
+    if (dir !== undefined)
+      return {
+        ok: false,
+        note: `${dir} is a directory, and git add takes in every file below it that .gitignore leaves (a key, an environment file): name the files`,
+      };
+    // What git add takes in is what .gitignore leaves out: a lowered session's .gitignore (`!.env`)
+    // picks it. A repository inside the tree that a lowered session made (a `.git` file pointing at a
+    // directory it wrote) would be added as one, and git then runs its settings at every status.
     for (const { relative, label } of this.labels.under(root)) {
-      if (basename(relative) === ".gitignore" && label.level !== "owner") {
-        const by = label.by ? `session ${label.by}` : "a session";
+      if (label.level === "owner") continue;
+      const by = label.by ? `session ${label.by}` : "a session";
+      if (basename(relative) === ".gitignore")
         return { ok: false, note: `${join(root, relative)}, which ${by} wrote at ${label.level}, decides what git add takes in` };
-      }
+      if (relative.split("/").indexOf(".git") > 0)
+        return { ok: false, note: `${join(root, relative)}, which ${by} wrote at ${label.level}, makes a repository inside it` };
     }
     const hooks = recordHooks(gitDir, this.settings.home);
     if (hooks.kind === "none") return { ok: true };
@@ -967,8 +1008,9 @@ function withoutSecret(url: string, value: string): string {
 
 /** What sets a secret file's value apart from the same text as a value in the value index (`noteSecrets`). */
 const SECRET_KEY = "\u0000secret:";
-/** How many of a URL's parts are looked up for a secret file's values. */
+/** How many of a URL's parts are looked up for a secret file's values, and how many neighbours are joined. */
 const MAX_URL_SECRET_PARTS = 64;
+const MAX_SECRET_RUN = 8;
 
 /** How much of a quoted file is read to find an excerpt in it (`Provenance.quotedTrust`). */
 const QUOTED_FILE_BYTES = 256 * 1024;

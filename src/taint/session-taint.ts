@@ -334,6 +334,7 @@ export class SessionTaint {
     const state = call.sessionKey ? this.store.peek(call.sessionKey) : undefined;
     const argument = `${command.argument}'s repository`;
     const gitDirs = this.policy.repositoriesFrom(command.repositoryStarts);
+    const paths = command.view.recordPaths.map((path) => resolvePath(command.cwd, path));
     if (gitDirs.length === 0) {
       return command.repositoryStarts.map((start) => ({
         argument,
@@ -345,7 +346,14 @@ export class SessionTaint {
       }));
     }
     return gitDirs.map((gitDir) =>
-      ownVerdict(argument, gitDir, this.provenance.ownRecord(gitDir, state, required, call.agentId), OWN_RECORD, "a record in the local repository", "at"),
+      ownVerdict(
+        argument,
+        gitDir,
+        this.provenance.ownRecord(gitDir, paths, state, required, call.agentId),
+        OWN_RECORD,
+        "a record in the local repository",
+        "at",
+      ),
     );
   }
 
@@ -1484,14 +1492,21 @@ export class SessionTaint {
           memo?.facts?.command ? { text: memo.facts.command.text, level: memo.decision.inputTrust } : undefined,
         );
       if (memo && !trivial) this.noteSelection(state, result, valueLevel, observed.tool, memo);
-      // What a secret file holds (an environment file, a key) may not leave in a URL the session puts together.
-      if (!trivial && memo?.facts?.touches.some((t) => t.kind === "secret-read")) {
-        this.provenance.noteSecrets(state, result.content, {
-          level: valueLevel,
-          label: `${resultLabel(observed.tool)} of ${memo.facts.touches.find((t) => t.kind === "secret-read")?.label ?? "a secret file"}`,
-          tool: observed.tool,
-          ...(result.toolCallId ? { callId: result.toolCallId } : {}),
-        });
+      // A secret the session read (a secret file, a password in grep's output or a container's
+      // environment) may not leave in a URL the session puts together.
+      if (!trivial) {
+        const secretRead = memo?.facts?.touches.find((t) => t.kind === "secret-read");
+        this.provenance.noteSecrets(
+          state,
+          result.content,
+          {
+            level: valueLevel,
+            label: secretRead ? `${resultLabel(observed.tool)} of ${secretRead.label}` : resultLabel(observed.tool),
+            tool: observed.tool,
+            ...(result.toolCallId ? { callId: result.toolCallId } : {}),
+          },
+          secretRead !== undefined,
+        );
       }
       // What a quoted file holds counts at the file's trust; the rest of the result at the output's.
       if (observed.quoted && !trivial && !result.failed) {

@@ -731,41 +731,42 @@ function addressList(v: string): string[] {
   return entries;
 }
 
-/** At most this many values are taken from one secret file's text (`secretValues`). */
+/** At most this many values are taken from one text (`secretValues`). */
 const MAX_SECRET_VALUES = 256;
 /** The shortest value taken as a secret: shorter ones (a port, a flag) are everywhere. */
 const MIN_SECRET_LENGTH = 6;
-/** A setting's value: `KEY=value`, `export KEY="value"`, `key: value`, `"key": "value",`. */
-const SETTING_LINE = /^\s*(?:export\s+)?["']?[A-Za-z_][A-Za-z0-9_.-]*["']?\s*[=:]\s*(.+?)\s*,?\s*$/;
+/** A setting whose name says it holds a secret, and its value: `DB_PASSWORD=x`, `"api_key": "x"`, `token: x`, in a line, a JSON text or an environment dump. */
+const SECRET_SETTING =
+  /(?:^|[^A-Za-z0-9_.-])["']?([A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|private[_-]?key|access[_-]?key|credential|auth|signing[_-]?key|salt|dsn)[A-Za-z0-9_.-]*)["']?\s*[=:]\s*("[^"\n]*"|'[^'\n]*'|[^\s"',;}\]]+)/gi;
+/** Something a secret setting's name may say, looked for first: most texts have none. */
+const SECRET_WORD = /pass|pwd|secret|token|key|credential|auth|salt|dsn/i;
+/** A connection address's password (`postgres://app:pw@db/x`). */
+const ADDRESS_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:([^\s@/]+)@/gi;
 /** A long word of a secret file (a key, a token, a line of a PEM block). */
-const LONG_WORD = /[^\s"'`,;]{20,}/g;
-const NOT_SECRET = /^(?:true|false|null|none|yes|no|on|off|localhost|[0-9.]+)$/i;
+const LONG_WORD = /[^\s"'`,;=:]{20,}/g;
+const NOT_SECRET = /^(?:true|false|null|none|yes|no|on|off|changeme|required|optional|\*+|x+|\.+|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[0-9.]+)$/i;
 
 /**
- * The values a secret file's text holds (an environment file, a credentials file, a key): each
- * setting's value, unquoted and without a trailing comment, and each long word, lower case. What
- * ClawOS remembers of them is their hash, never the text.
+ * The secret values a text holds, lower case: the values of settings whose names say they hold one
+ * (`DB_PASSWORD=...`, `"api_key": "..."`, wherever they appear: a file, `grep` output, a container's
+ * environment) and connection addresses' passwords; with `whole` (a secret file's text: an
+ * environment file, a key), every long word too. What ClawOS remembers of them is their hash,
+ * never the text.
  */
-export function secretValues(text: string, emit: (value: string) => void): void {
+export function secretValues(text: string, emit: (value: string) => void, whole = false): void {
   let count = 0;
   const take = (raw: string) => {
-    const value = raw.trim().toLowerCase();
+    let value = raw.trim();
+    const quote = value[0];
+    if ((quote === '"' || quote === "'") && value.endsWith(quote) && value.length >= 2) value = value.slice(1, -1).trim();
+    value = value.toLowerCase();
     if (count >= MAX_SECRET_VALUES || value.length < MIN_SECRET_LENGTH || NOT_SECRET.test(value)) return;
     count++;
     emit(value);
   };
-  for (const line of text.split(/\r?\n/)) {
-    if (count >= MAX_SECRET_VALUES) return;
-    const setting = SETTING_LINE.exec(line);
-    if (setting) {
-      let value = setting[1] as string;
-      const quote = value[0];
-      if ((quote === '"' || quote === "'") && value.lastIndexOf(quote) > 0) value = value.slice(1, value.lastIndexOf(quote));
-      else value = value.replace(/\s+#.*$/, "");
-      take(value);
-    }
-    for (const word of line.matchAll(LONG_WORD)) take(word[0]);
-  }
+  if (SECRET_WORD.test(text)) for (const m of text.matchAll(SECRET_SETTING)) take(m[2] as string);
+  if (text.includes("://")) for (const m of text.matchAll(ADDRESS_PASSWORD)) take(m[1] as string);
+  if (whole) for (const m of text.matchAll(LONG_WORD)) take(m[0]);
 }
 
 /**

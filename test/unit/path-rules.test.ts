@@ -203,9 +203,17 @@ describe("path rules: files that run commands or hold logins outside the shell's
       "/etc/ssl/private/site.key",
       "/etc/letsencrypt/live/example.org/privkey.pem",
       "/etc/wireguard/wg0.conf",
+      // Key material and registry tokens wherever they are kept: a deploy key or a token in a repository.
+      "/home/o/.openclaw/workspace/app/deploy/id_ed25519",
+      "/home/o/.openclaw/workspace/app/certs/server.key",
+      "/home/o/.openclaw/workspace/app/gcp-service-account.json",
+      "/home/o/.openclaw/workspace/app/.npmrc",
     ]) {
       expect(zone(p), p).toBe("secret");
     }
+    // Their public halves are not secrets.
+    for (const p of ["/home/o/.openclaw/workspace/app/deploy/id_ed25519.pub", "/home/o/.openclaw/workspace/app/certs/fullchain.pem"])
+      expect(zone(p), p).toBe("open");
     for (const p of ["/etc/ssh/ssh_host_ed25519_key.pub", "/etc/ssh/sshd_config", "/etc/passwd", "/etc/letsencrypt/live/example.org/fullchain.pem"])
       expect(zone(p), p).toBe("protected");
     // The workspace stays open, and an ordinary file in home has no rule.

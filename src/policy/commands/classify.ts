@@ -206,6 +206,8 @@ export interface CommandView {
    * engine checks them.
    */
   readonly localRecord: boolean;
+  /** The paths a record names (`git add src/a.ts`), relative to the working directory as written: a directory among them takes in every file below it. */
+  readonly recordPaths: readonly string[];
   /** Irreversible actions named by matching rules ("push to a remote"). */
   readonly irreversible: readonly string[];
   /** Each irreversible action with its id, what a grant names (`git-push`: a built-in rule's id without `builtin.`). */
@@ -305,6 +307,7 @@ export function classifyCommand(command: string, rules: CompiledCommandRules = b
       serviceVerbs: [],
       projectCheck: false,
       localRecord: false,
+      recordPaths: [],
       irreversible: [],
       irreversibleActions: [],
       programs: [],
@@ -788,6 +791,7 @@ class Walker {
   /** Records in the local repository (see CommandView.localRecord), and the repository paths they write. */
   private recordRuns = 0;
   private readonly recordWrites: string[] = [];
+  private readonly recordPaths: string[] = [];
   /** Something it starts keeps running after it returns (`&`, nohup, setsid). */
   private detached = false;
   private readonly repositories: string[] = [];
@@ -850,6 +854,7 @@ class Walker {
       serviceVerbs: this.serviceVerbs,
       projectCheck: this.projectCheck(),
       localRecord: this.localRecord(),
+      recordPaths: this.recordPaths,
       irreversible: this.irreversible,
       irreversibleActions: this.irreversibleActions,
       programs: this.programs,
@@ -1989,7 +1994,12 @@ class Walker {
       this.write(ctx, b.writes, where);
       if (recording) for (const p of this.paths(ctx, b.writes, where)) add(this.recordWrites, p);
       // What it records is what those files hold: a secret's path is read as any read's is.
-      for (const path of recorded ?? []) this.read(ctx, path, where);
+      // Only tracked files (git add -u dir) take in nothing new below a directory.
+      const tracked = args.some((w) => w.text === "--update" || /^-[A-Za-z]*u[A-Za-z]*$/.test(w.text));
+      for (const path of recorded ?? []) {
+        this.read(ctx, path, where);
+        if (!tracked) for (const p of this.paths(ctx, path, where)) add(this.recordPaths, p);
+      }
       if (b.inPlace && !recording) for (const p of this.paths(ctx, b.writes, where)) add(this.inPlace, p);
     }
     if (!outside) {
