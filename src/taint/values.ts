@@ -735,11 +735,10 @@ function addressList(v: string): string[] {
 const MAX_SECRET_VALUES = 256;
 /** The shortest value taken as a secret: shorter ones (a port, a flag) are everywhere. */
 const MIN_SECRET_LENGTH = 6;
-/** A setting whose name says it holds a secret, and its value: `DB_PASSWORD=x`, `"api_key": "x"`, `token: x`, in a line, a JSON text or an environment dump. */
-const SECRET_SETTING =
-  /(?:^|[^A-Za-z0-9_.-])["']?([A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|private[_-]?key|access[_-]?key|credential|auth|signing[_-]?key|salt|dsn)[A-Za-z0-9_.-]*)["']?\s*[=:]\s*("[^"\n]*"|'[^'\n]*'|[^\s"',;}\]]+)/gi;
-/** Something a secret setting's name may say, looked for first: most texts have none. */
-const SECRET_WORD = /pass|pwd|secret|token|key|credential|auth|salt|dsn/i;
+/** A name that says its setting holds a secret: `DB_PASSWORD`, `api_key`, `token`, `AWS_SECRET_ACCESS_KEY`. */
+const SECRET_NAME = /pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|private[_-]?key|access[_-]?key|credential|auth|signing[_-]?key|salt|dsn/gi;
+/** How much of an input that is not a secret file is looked through for secret settings (a dump, grep's lines). */
+const SETTINGS_SCAN = 64 * 1024;
 /** A connection address's password (`postgres://app:pw@db/x`). */
 const ADDRESS_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:([^\s@/]+)@/gi;
 /** A long word of a secret file (a key, a token, a line of a PEM block). */
@@ -764,10 +763,45 @@ export function secretValues(text: string, emit: (value: string) => void, whole 
     count++;
     emit(value);
   };
-  if (SECRET_WORD.test(text)) for (const m of text.matchAll(SECRET_SETTING)) take(m[2] as string);
-  if (text.includes("://")) for (const m of text.matchAll(ADDRESS_PASSWORD)) take(m[1] as string);
+  const scanned = whole ? text : text.slice(0, SETTINGS_SCAN);
+  for (const m of scanned.matchAll(SECRET_NAME)) {
+    const value = settingValue(scanned, (m.index as number) + m[0].length);
+    if (value !== undefined) take(value);
+  }
+  if (scanned.includes("://")) for (const m of scanned.matchAll(ADDRESS_PASSWORD)) take(m[1] as string);
   if (whole) for (const m of text.matchAll(LONG_WORD)) take(m[0]);
 }
+
+/**
+ * The value of the setting whose name runs on from `at` (`PASSWORD` in `DB_PASSWORD=x`, `"api_key":
+ * "x"`, `token: x`): the rest of the name, a closing quote, `=` or `:`, then a quoted value or a word.
+ */
+function settingValue(text: string, at: number): string | undefined {
+  let i = at;
+  while (i < text.length && nameChar(text.charCodeAt(i))) i++;
+  if (text[i] === '"' || text[i] === "'") i++;
+  while (text[i] === " " || text[i] === "\t") i++;
+  if (text[i] !== "=" && text[i] !== ":") return undefined;
+  i++;
+  while (text[i] === " " || text[i] === "\t") i++;
+  const quote = text[i];
+  if (quote === '"' || quote === "'") {
+    const close = text.indexOf(quote, i + 1);
+    const line = text.indexOf("\n", i + 1);
+    return close === -1 || (line !== -1 && line < close) ? undefined : text.slice(i + 1, close);
+  }
+  let end = i;
+  while (end < text.length && !VALUE_END.has(text.charCodeAt(end))) end++;
+  return end > i ? text.slice(i, end) : undefined;
+}
+
+/** A character of a setting's name: a letter, a digit, `_`, `.` or `-`. */
+function nameChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45;
+}
+
+/** What ends a setting's unquoted value: a blank, a quote, `,`, `;`, `}` or `]`. */
+const VALUE_END: ReadonlySet<number> = new Set([..." \t\r\n\"',;}]"].map((c) => c.charCodeAt(0)));
 
 /**
  * A result that cannot carry an instruction: empty, an exit status, `ok`, a bare number or boolean,
