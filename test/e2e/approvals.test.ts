@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Approver, startApprover } from "../../tools/harness/approver.ts";
 import { createOpenClawEnv, messageTextOf, type OpenClawEnv } from "../../tools/harness/gateway.ts";
-import { startScriptedModel, toolResultsIn, type ScriptedModel } from "../../tools/harness/scripted-model.ts";
+import { lastUserText, sessionKeyOf, startScriptedModel, toolResultsIn, type ScriptedModel } from "../../tools/harness/scripted-model.ts";
 import { stagedClawos } from "../../tools/harness/stage.ts";
 import { applyClawosConfig } from "../../tools/scenarios/runner.ts";
 import { type AuditLine, auditLines } from "../../tools/harness/audit-lines.ts";
@@ -48,6 +48,16 @@ describe("approvals through a real gateway", () => {
       console.error("approver:", JSON.stringify(approver?.lines().slice(-12)));
       const decided = auditLines(env).filter((l) => l.event === "decision" || l.event === "approval");
       console.error("ClawOS:", JSON.stringify(decided.slice(-8).map((l) => ({ ...l, reason: String(l.reason ?? "").slice(0, 300) }))));
+      // Which script step answered each of the model's last requests, and what the host asked it.
+      const asked = model?.requests.slice(-10).map((r) => ({
+        index: r.index,
+        answeredBy: r.answeredBy,
+        session: sessionKeyOf(r.body),
+        lastUser: lastUserText(r.body).slice(0, 120),
+        tools: r.body.tools?.length ?? 0,
+        messages: r.body.messages.length,
+      }));
+      console.error("model:", JSON.stringify(asked));
     });
   });
   afterEach(() => approver?.clear());

@@ -148,9 +148,9 @@ describe("ClawOS on openclaw@2026.1.30 (tool hooks defined, never called)", () =
     expect(plugins.find((p) => p.id === "clawos")).toMatchObject({ status: "loaded" });
     expect(plugins.find((p) => p.id === "clawos")?.error).toBeUndefined();
 
-    const logStart = env.readLog().length;
+    const logStart = env.logMark();
     await env.startGateway();
-    expect(env.readLog().slice(logStart)).toContain(`clawos: NOT ENFORCING: OpenClaw ${VERSION} never calls tool hooks. Fix: ${fix()}`);
+    expect(env.readLogSince(logStart)).toContain(`clawos: NOT ENFORCING: OpenClaw ${VERSION} never calls tool hooks. Fix: ${fix()}`);
 
     const session = "agent:main:legacy-unpatched";
     const [read, exec] = await turn(env, model, session, "UNPATCHED", [
@@ -183,7 +183,7 @@ describe("ClawOS on openclaw@2026.1.30 (tool hooks defined, never called)", () =
     expect(check.code, check.out).toBe(0);
     expect(check.out).toContain(": patched");
 
-    const logStart = env.readLog().length;
+    const logStart = env.logMark();
     await env.startGateway();
     try {
       // Before any tool call: not claimed, but no longer the "never calls tool hooks" warning.
@@ -248,7 +248,7 @@ describe("ClawOS on openclaw@2026.1.30 (tool hooks defined, never called)", () =
       expect(typeof afterCalls[4]!.event.durationMs).toBe("number");
 
       // The patched run logged no NOT ENFORCING line.
-      expect(env.readLog().slice(logStart)).not.toContain("NOT ENFORCING");
+      expect(env.readLogSince(logStart)).not.toContain("NOT ENFORCING");
     } finally {
       await env.stopGateway();
     }
@@ -330,7 +330,7 @@ for (const host of GATED_HOSTS) {
       expect(check.code, check.out).toBe(host.check.code);
       expect(check.out).toContain(host.check.says);
 
-      const logStart = env.readLog().length;
+      const logStart = env.logMark();
       await env.startGateway();
       try {
         await ownerExecRuns(env, model, `agent:main:legacy${marker}-owner`, `L${marker}-OWNER`);
@@ -342,7 +342,7 @@ for (const host of GATED_HOSTS) {
         expect(status).toMatch(/Enforcement: ENFORCING \(gate observed: before_tool_call fired [1-9]\d*x/);
         expect(status).toMatch(host.afterToolCallFires ? /after_tool_call +registered, fired [1-9]\d*x/ : /after_tool_call +registered, fired 0x/);
         expect(status).toMatch(/tool_result_persist +registered, fired [1-9]\d*x/);
-        expect(env.readLog().slice(logStart)).not.toContain("NOT ENFORCING");
+        expect(env.readLogSince(logStart)).not.toContain("NOT ENFORCING");
       } finally {
         await env.stopGateway();
       }

@@ -35,7 +35,10 @@ const entry = (await import(pathToFileURL(join(openclawDir, "dist/extensions/pol
 entry.register(api);
 
 // 2. The reconstructed per-call check.
-const { toolPolicy } = (await import("openclaw/plugin-sdk/agent-harness-runtime")) as {
+// From the development host, by its package's exports map: the checkout installs no `openclaw` package.
+const exportsMap = JSON.parse(await readFile(join(openclawDir, "package.json"), "utf8")).exports as Record<string, { default: string }>;
+const harnessRuntime = join(openclawDir, exportsMap["./plugin-sdk/agent-harness-runtime"]!.default);
+const { toolPolicy } = (await import(pathToFileURL(harnessRuntime).href)) as {
   toolPolicy: { createToolPolicyMatcher: (p: { allow?: string[]; deny?: string[] }) => (tool: string) => boolean };
 };
 const JSON5 = require(require.resolve("json5", { paths: [join(openclawDir, "dist/extensions/policy")] })) as { parse: (t: string) => unknown };

@@ -59,6 +59,8 @@ export type LegacyEnvOptions = {
 export type ChatMessage = { role?: string; content?: unknown; timestamp?: number; [key: string]: unknown };
 
 export type StoredToolResult = { sessionFile: string; toolCallId: string; toolName: string; isError: boolean; text: string; details?: JsonObject };
+/** Lengths of the gateway's output and of its log file at one moment. */
+export type LogMark = { output: number; file: number };
 
 export type LegacyEnv = {
   rootDir: string;
@@ -81,6 +83,9 @@ export type LegacyEnv = {
   chatHistory: (sessionKey: string) => Promise<ChatMessage[]>;
   /** Everything the gateway printed plus its log file. */
   readLog: () => string;
+  /** A point in the output and the log file; `readLogSince` returns what both gained after it. */
+  logMark: () => LogMark;
+  readLogSince: (mark: LogMark) => string;
   /** ClawOS audit records (`<state dir>/clawos/audit.jsonl`). */
   auditRecords: () => Array<Record<string, unknown>>;
   /** Tool results stored in the JSONL transcripts. */
@@ -183,7 +188,11 @@ export async function createLegacyEnv(options: LegacyEnvOptions): Promise<Legacy
 
   let gateway: ChildProcess | undefined;
   let output = "";
-  const readLog = () => output + (existsSync(logFile) ? readFileSync(logFile, "utf8") : "");
+  const readLogFile = () => (existsSync(logFile) ? readFileSync(logFile, "utf8") : "");
+  const readLog = () => output + readLogFile();
+  // Both grow while a gateway runs, so an offset into their concatenation would drift: each keeps its own.
+  const logMark = (): LogMark => ({ output: output.length, file: readLogFile().length });
+  const readLogSince = (mark: LogMark) => output.slice(mark.output) + readLogFile().slice(mark.file);
 
   const startGateway = async () => {
     if (gateway) throw new Error("gateway already running");
@@ -349,6 +358,8 @@ export async function createLegacyEnv(options: LegacyEnvOptions): Promise<Legacy
     chatSend,
     chatHistory,
     readLog,
+    logMark,
+    readLogSince,
     auditRecords,
     storedToolResults,
     dispose: async () => {
