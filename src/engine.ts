@@ -209,6 +209,8 @@ export class Engine {
           }
         }
       }
+      const hidden = this.taint.secretsIn(call);
+      if (hidden) decision = { ...decision, hidden };
       this.taint.afterCall(call, tool, decision, facts);
       if (facts && decision.outcome === "allow") this.noteProtectedWrites(call, decision, facts.touches);
       this.notePathChanges(call, decision);

@@ -6,7 +6,7 @@ import type { Decision, RuleHit } from "../policy/decision.ts";
 import { isoTime } from "../report/iso-time.ts";
 import { blockReason } from "../report/reason.ts";
 import { ApprovalTally, offerFields, type ApprovalPatternRow } from "../report/approval-suggestions.ts";
-import { paramsHash, paramsPreview } from "./redact.ts";
+import { hideValues, paramsHash, paramsPreview } from "./redact.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import type { ArgumentVerdict } from "../taint/provenance.ts";
 import type { TrustChange } from "../taint/session-taint.ts";
@@ -404,17 +404,17 @@ export function decisionLine(record: DecisionRecord): Record<string, unknown> {
     manifested: d.manifested,
     rules: d.rules.map((r) => r.rule),
     reason: blockReason(d),
-    arguments: d.arguments?.map(argumentLine),
-    params: c.params === undefined ? undefined : { hash: paramsHash(c.params), preview: paramsPreview(c.params) },
+    arguments: d.arguments?.map((v) => argumentLine(v, d.hidden)),
+    params: c.params === undefined ? undefined : { hash: paramsHash(c.params), preview: paramsPreview(c.params, d.hidden) },
   };
 }
 
 /** Where one security-relevant argument came from, as the decision saw it (the value is already shortened and redacted). */
-function argumentLine(v: ArgumentVerdict): Record<string, unknown> {
+function argumentLine(v: ArgumentVerdict, hidden: readonly string[] | undefined): Record<string, unknown> {
   return {
     argument: v.argument,
     role: v.role,
-    value: v.value,
+    value: hideValues(v.value, hidden),
     verdict: v.verdict,
     allowed: v.allowed,
     level: v.level,

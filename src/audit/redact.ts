@@ -188,14 +188,33 @@ export function redactValue(value: unknown, depth = 0, budget = { nodes: MAX_NOD
   return out;
 }
 
-export function paramsPreview(params: unknown): string {
+export function paramsPreview(params: unknown, hidden?: readonly string[]): string {
   let text: string;
   try {
-    text = JSON.stringify(redactValue(params)) ?? "";
+    text = hideValues(JSON.stringify(redactValue(params)) ?? "", hidden, true);
   } catch {
     text = "[unserializable]";
   }
   return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT)}...` : text;
+}
+
+/**
+ * The text with each of `hidden` (values known to be secret, whatever they look like) shown as
+ * `[redacted]`, in any case; `json`: also as JSON writes them.
+ */
+export function hideValues(text: string, hidden: readonly string[] | undefined, json = false): string {
+  if (!hidden || hidden.length === 0) return text;
+  const forms = new Set<string>();
+  for (const value of hidden) {
+    forms.add(value);
+    if (json) forms.add(JSON.stringify(value).slice(1, -1));
+  }
+  // Longest first: a secret that holds another is hidden whole.
+  const pattern = [...forms]
+    .sort((a, b) => b.length - a.length)
+    .map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join("|");
+  return text.replace(new RegExp(pattern, "gi"), "[redacted]");
 }
 
 /** A stable hash of the full parameters (key order does not matter); bounded work for huge inputs. */

@@ -197,9 +197,12 @@ function canonical(value: ArgumentValue): string {
   return normalizeValue(value.raw)[0] ?? value.raw.trim().toLowerCase();
 }
 
-/** A URL's host, lower case without `www.`; undefined for anything that is not a URL with a host. */
+/**
+ * A URL's site: its host, lower case without `www.`, with the port on a private network; undefined
+ * for anything that is not a URL with a host.
+ */
 function urlHost(value: ArgumentValue): string | undefined {
-  return normalizeUrl(value.raw.trim())?.host;
+  return normalizeUrl(value.raw.trim())?.site;
 }
 
 /**

@@ -139,6 +139,7 @@ export class DecisionMemo {
       approval: v.approval,
       grants: v.grants,
       offer: v.offer,
+      hidden: v.hidden,
       command: v.command,
     };
     return out as Decision;

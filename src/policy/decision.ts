@@ -96,6 +96,8 @@ export interface Decision {
   readonly grants?: readonly string[];
   /** What allow-always would grant, when ClawOS asks (or would ask) the owner. */
   readonly offer?: GrantOffer;
+  /** Secrets the session read that the call's parameters hold: prose and audit lines show them `[redacted]`. */
+  readonly hidden?: readonly string[];
   /** What a shell command does, as the command rules read it. */
   readonly command?: Pick<CommandView, "parsed" | "error" | "readOnly" | "why" | "programs" | "irreversible"> & {
     /** The prefix an operator's allow rule could name: a single local command that reads no secret. */

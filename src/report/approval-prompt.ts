@@ -1,4 +1,4 @@
-import { redactString } from "../audit/redact.ts";
+import { hideValues, redactString } from "../audit/redact.ts";
 import type { ApprovalSurface, ApprovalVerdict } from "../policy/approval.ts";
 import type { Decision, RuleHit } from "../policy/decision.ts";
 import type { ArgumentVerdict } from "../taint/provenance.ts";
@@ -147,7 +147,7 @@ export function approvalPrompt(d: Decision): ApprovalPrompt {
   ];
   return {
     title,
-    description: clip(lines.join("\n"), DESCRIPTION_LIMIT),
+    description: clip(hideValues(lines.join("\n"), d.hidden), DESCRIPTION_LIMIT),
     severity: severityOf(risk),
     timeoutMs: timeoutSeconds * 1000,
     timeoutReason: `ClawOS: nobody answered the approval for ${d.tool} within ${timeoutSeconds} s, so it was not run (an unanswered approval denies).`,

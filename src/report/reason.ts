@@ -1,5 +1,6 @@
 import { CONFIG_LOCATION } from "../config/config.ts";
 import type { Decision, RuleHit } from "../policy/decision.ts";
+import { hideValues } from "../audit/redact.ts";
 import { holdsSecretBelow } from "../policy/touches.ts";
 import type { TaintSource } from "../taint/session-store.ts";
 import { isoTime } from "./iso-time.ts";
@@ -191,7 +192,7 @@ export function blockReason(d: Decision): string | undefined {
   if (d.rules.length === 0 || d.effect === "allow") return undefined;
   let text = reasons.get(d);
   if (text === undefined) {
-    text = build(d) as string;
+    text = hideValues(build(d) as string, d.hidden);
     reasons.set(d, text);
   }
   return text;

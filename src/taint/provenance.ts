@@ -9,7 +9,7 @@ import { checkScope, fileHead, loadedFromAbove, type ScopeTree } from "./check-s
 import { codeLevel, GIT_DIR_PART, type FileLabel, type FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
-import { argumentForms, isTrivialText, normalizePath, personNames, privateShortName, scanValues, secretValues } from "./values.ts";
+import { argumentForms, isTrivialText, normalizePath, onPrivateNetwork, personNames, privateShortName, scanValues, secretValues } from "./values.ts";
 import { valueHasher, type ValueHasher, type ValueIndex, type ValueSource } from "./value-index.ts";
 
 /**
@@ -118,6 +118,8 @@ export class Provenance {
   private readonly store: SessionStore;
   readonly labels: FileLabels;
   private readonly hasher: ValueHasher;
+  /** The value index's mark that a session read a secret (`noteSecrets`). */
+  private readonly secretMark: ReturnType<ValueHasher["hash"]>;
   settings: ProvenanceSettings;
 
   constructor(store: SessionStore, labels: FileLabels, settings: ProvenanceSettings) {
@@ -125,6 +127,7 @@ export class Provenance {
     this.labels = labels;
     this.settings = settings;
     this.hasher = valueHasher(store.valueSeed());
+    this.secretMark = this.hasher.hash(SECRET_KEY);
   }
 
   /**
@@ -183,12 +186,44 @@ export class Provenance {
     secretValues(
       textOf(content, this.settings.scanBytes),
       (value) => {
-        index ??= this.store.valuesOf(state);
+        if (!index) {
+          index = this.store.valuesOf(state);
+          // The mark that the session holds secrets at all (`secretsIn` looks only then).
+          if (index.add(this.secretMark, source.level, source)) changed = true;
+        }
         if (index.add(this.hasher.hash(`${SECRET_KEY}${value}`), source.level, source)) changed = true;
       },
       whole,
     );
     if (changed) this.store.valuesChanged(state);
+  }
+
+  /**
+   * The secret values the session read (`noteSecrets`) that a call's parameters hold, as written
+   * there: its prose and audit lines show them `[redacted]`. Looked for only in a session that read
+   * one, word by word through the first `SECRET_SCAN` characters of the parameters' strings.
+   */
+  secretsIn(state: SessionTrust | undefined, params: unknown): string[] | undefined {
+    const index = state?.values;
+    if (!index || index.get(this.secretMark) === undefined) return undefined;
+    const found = new Set<string>();
+    const check = (piece: string) => {
+      if (piece.length >= 6 && index.get(this.hasher.hash(`${SECRET_KEY}${piece.toLowerCase()}`)) !== undefined) found.add(piece);
+    };
+    for (const word of textOf(params, SECRET_SCAN).split(PARAM_WORDS)) {
+      if (word.length < 6) continue;
+      check(word);
+      for (const piece of word.split(/[:|=,;]+/)) if (piece !== word) check(piece);
+      if (word.includes("%")) {
+        try {
+          const decoded = decodeURIComponent(word);
+          if (decoded !== word) for (const piece of decoded.split(PARAM_WORDS)) check(piece);
+        } catch {
+          // Not an escaped value.
+        }
+      }
+    }
+    return found.size > 0 ? [...found] : undefined;
   }
 
   /** The input that brought in a secret file's value a URL carries in its path or query (`noteSecrets`), if any. */
@@ -222,6 +257,13 @@ export class Provenance {
         for (const piece of [part, ...part.split(/[\s:|=]+/)]) {
           const found = find(piece);
           if (found) return found;
+        }
+        // The part encoded or turned around (`base64`, `xxd -p`, `rev`): the value inside it, or its words.
+        for (const decoded of decodings(part)) {
+          for (const piece of [decoded, ...decoded.split(DECODED_WORDS)]) {
+            const found = find(piece);
+            if (found) return found;
+          }
         }
         let run = part;
         for (let j = i + 1; j < parts.length && j - i < MAX_SECRET_RUN; j++) {
@@ -740,6 +782,45 @@ export class Provenance {
   }
 }
 
+/** How much of a call's parameters `secretsIn` reads. */
+const SECRET_SCAN = 16 * 1024;
+/** What separates the words of a call's parameters: spaces, quotes, a URL's and a shell's punctuation. */
+const PARAM_WORDS = /[\s"'`?&/<>()[\]{}$]+/;
+/** What separates a decoded value's words: a setting's name, quotes, JSON's punctuation, lines. */
+const DECODED_WORDS = /[\s:|=&"'{},;]+/;
+/** The shortest encoded part worth decoding: what six characters of a secret become. */
+const MIN_ENCODED = 8;
+
+/**
+ * What a URL part may hold in another form: read backwards, and decoded from base64 (either
+ * alphabet, padded or not) or hex when it is one and decodes to text. A secret sent that way is
+ * still the secret.
+ */
+function decodings(part: string): string[] {
+  const out: string[] = [];
+  if (part.length >= 6) out.push([...part].reverse().join(""));
+  if (part.length < MIN_ENCODED) return out;
+  if (/^(?:[0-9a-f]{2})+$/i.test(part)) {
+    const text = printable(Buffer.from(part, "hex"));
+    if (text !== undefined) out.push(text);
+  }
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(part) && part.replace(/=+$/, "").length % 4 !== 1) {
+    const text = printable(Buffer.from(part.replace(/-/g, "+").replace(/_/g, "/"), "base64"));
+    if (text !== undefined) {
+      out.push(text);
+      out.push([...text].reverse().join(""));
+    }
+  }
+  return out;
+}
+
+/** The bytes as text when they are printable UTF-8 (what an encoded secret or setting decodes to). */
+function printable(bytes: Buffer): string | undefined {
+  if (bytes.length < 4) return undefined;
+  const text = bytes.toString("utf8");
+  return /^[\t\n\r\x20-\x7e\u00a0-\uffff]+$/.test(text) && !text.includes("\ufffd") ? text : undefined;
+}
+
 /** A value written as a web address (scheme and `//`). */
 const URL_SHAPED = /^[a-z][a-z0-9+.-]*:\/\//i;
 
@@ -768,14 +849,8 @@ function copiable(arg: ArgumentValue): boolean {
     return false;
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return false;
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  if (host === "localhost" || host.endsWith(".localhost") || privateShortName(host) !== undefined) return false;
-  return !PRIVATE_ADDRESS.test(host);
+  return !onPrivateNetwork(url.hostname);
 }
-
-/** Loopback, link-local, private and unspecified addresses, IPv4 and IPv6. */
-const PRIVATE_ADDRESS =
-  /^(?:127\.|10\.|192\.168\.|169\.254\.|172\.(?:1[6-9]|2\d|3[01])\.|0\.|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.|::1?$|f[cd][0-9a-f]{0,2}:|fe[89ab][0-9a-f]?:|::ffff:)/;
 
 /**
  * Whether a result has a part that is not text (an image, audio, a resource): a model reads what is

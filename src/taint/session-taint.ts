@@ -215,6 +215,11 @@ export class SessionTaint {
   }
 
   /** Where each of a call's security-relevant arguments came from, at the trust the call needs. */
+  /** The secrets the session read that a call's parameters hold (`Provenance.secretsIn`). */
+  secretsIn(call: Pick<ToolCall, "sessionKey" | "params">): string[] | undefined {
+    return call.sessionKey ? this.provenance.secretsIn(this.store.peek(call.sessionKey), call.params) : undefined;
+  }
+
   verdicts(call: Pick<ToolCall, "sessionKey" | "agentId" | "requester">, values: readonly ArgumentValue[], required: TrustLevel): ArgumentVerdict[] {
     const state = call.sessionKey ? this.store.peek(call.sessionKey) : undefined;
     return values.map(

@@ -544,7 +544,9 @@ function valueForms(value: string, text: boolean): string[] {
     const url = normalizeUrl(v);
     if (url) {
       out.push(url.url);
-      if (url.host) out.push(url.host);
+      // A URL given as an argument is endorsed by its site; one that entered names its host and its site.
+      if (url.host && (text || url.site === url.host)) out.push(url.host);
+      if (url.site && url.site !== url.host) out.push(url.site);
       return out;
     }
   }
@@ -635,8 +637,12 @@ function plainForms(v: string, lower: string, text: boolean): string[] {
   return out;
 }
 
-/** A URL without fragment, default port or trailing slash; its host without `www.`. */
-export function normalizeUrl(raw: string): { url: string; host?: string } | undefined {
+/**
+ * A URL without fragment, default port or trailing slash; its host without `www.`, and `site`: the
+ * host, or the host with its port where the host is on this machine or a private network and the
+ * port is given (`localhost:3000` is one service, `localhost:2375` another).
+ */
+export function normalizeUrl(raw: string): { url: string; host?: string; site?: string } | undefined {
   try {
     const u = new URL(raw.trim());
     u.hash = "";
@@ -646,7 +652,8 @@ export function normalizeUrl(raw: string): { url: string; host?: string } | unde
       .replace(/\.$/, "");
     let text = u.toString();
     if (text.endsWith("/") && u.search === "") text = text.slice(0, -1);
-    return { url: text.toLowerCase(), host: host || undefined };
+    if (!host) return { url: text.toLowerCase() };
+    return { url: text.toLowerCase(), host, site: u.port && onPrivateNetwork(host) ? `${host}:${u.port}` : host };
   } catch {
     return undefined;
   }
@@ -657,6 +664,25 @@ export function normalizeUrl(raw: string): { url: string; host?: string } | unde
  * no one outside can register a name under them, so a host there lives in its owner's own DNS.
  */
 const PRIVATE_SUFFIX = /\.(?:internal|local|localdomain|lan|intranet|private|corp|home|home\.arpa)\.?$/;
+
+/** Loopback, link-local, private and unspecified addresses, IPv4 and IPv6. */
+const PRIVATE_ADDRESS =
+  /^(?:127\.|10\.|192\.168\.|169\.254\.|172\.(?:1[6-9]|2\d|3[01])\.|0\.|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.|::1?$|f[cd][0-9a-f]{0,2}:|fe[89ab][0-9a-f]?:|::ffff:)/;
+
+/**
+ * Whether a host is this machine or on a private network: `localhost`, a private or link-local
+ * address (`127.0.0.1`, `10.x`, `169.254.169.254`), a name under a private suffix (`*.internal`), or
+ * a name of one label (`nas`), which only a local resolver answers.
+ */
+export function onPrivateNetwork(hostname: string): boolean {
+  const host = hostname
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host.endsWith(".localhost") || privateShortName(host) !== undefined) return true;
+  if (/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/.test(host) && !/^\d+$/.test(host)) return true;
+  return PRIVATE_ADDRESS.test(host);
+}
 
 /**
  * The short name a private network's host is also called by (`web-1.internal` → `web-1`), the way
