@@ -1091,6 +1091,13 @@ describe("classifyCommand: reading the cluster, the container daemon and GitHub 
       "gh pr list --author app/dependabot --state open",
       "gh pr checks 482",
       "gh issue view 229 --repo acme/portal --comments",
+      // The gog skill's Google Workspace reads, two and three words deep.
+      "gog gmail search 'is:unread in:inbox' --max 25",
+      "gog gmail messages search 'in:inbox from:ryanair.com' --max 20 --account you@example.com",
+      "gog gmail thread get 19a6c6a3c2d4e503",
+      "gog --account me@example.com calendar events primary --from 2026-11-10 --to 2026-11-17",
+      "gog sheets get 1AbC 'Tab!A1:D10' --json",
+      "gog docs cat 1xYz",
     ]);
   });
 
@@ -1109,6 +1116,14 @@ describe("classifyCommand: reading the cluster, the container daemon and GitHub 
       ["gh pr view 1 --web", /opens a browser/],
       ["gh pr merge 77 --squash", /reaches the network/],
       ["gh api repos/acme/x", /reaches the network/],
+      // gog: a send, a change to mail or the calendar, a download, an export to a file, another configuration home.
+      ["gog gmail send --to a@example.com --subject Hi --body Hello", /gog gmail reaches the network/],
+      ["gog gmail thread modify 19a6c7f2 19a6c5b4 --remove INBOX", /gog gmail reaches the network/],
+      ["gog gmail drafts create --to a@example.com --subject Hi --body x", /gog gmail reaches the network/],
+      ["gog calendar create primary --summary Lunch --from 2026-11-15T12:00 --to 2026-11-15T13:00", /gog calendar reaches the network/],
+      ["gog gmail thread get 19a6c6a3 --download", /--download saves what it reads to files/],
+      ["gog docs export 1xYz --format txt --out /tmp/doc.txt", /gog docs reaches the network/],
+      ["gog --home /tmp/x gmail search q", /--home/],
     ]);
   });
 

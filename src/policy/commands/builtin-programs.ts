@@ -2371,6 +2371,48 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     ],
   },
   {
+    // The Google Workspace CLI of OpenClaw's bundled gog skill. Only the account's own settings: a
+    // configuration home or another OAuth client named on the command is not one of these reads.
+    names: ["gog"],
+    globalFlags: ["--json", "--plain", "--no-input", "--verbose"],
+    globalValueFlags: ["--account", "-a"],
+    kind: "network",
+    network: true,
+    infoFlags: ["--version", "--help", "-h"],
+    otherSubcommand: { kind: "network", network: true },
+    subcommands: [
+      // Searching and reading the owner's mail, calendar, files, contacts, sheets and documents:
+      // nothing changes, and what comes back is others' text (anyone can send a mail or an invitation).
+      {
+        names: [
+          "gmail search",
+          "gmail messages search",
+          "gmail get",
+          "gmail thread get",
+          "gmail labels list",
+          "calendar events",
+          "calendar colors",
+          "calendar calendars",
+          "drive search",
+          "drive ls",
+          "contacts list",
+          "contacts search",
+          "sheets get",
+          "sheets metadata",
+          "docs cat",
+          "auth list",
+        ],
+        kind: "read",
+        external: true,
+        operands: "strings",
+        why: "saves what it reads to files",
+        valueFlags: ["--max", "-n", "--account", "-a", "--from", "--to", "--query", "-q", "--page", "--fields", "--format", "--tab", "--calendar"],
+        plainFlags: ["--json", "--plain", "--check", "--all", "--include-body", "--full"],
+        unsafeFlags: ["--out", "-o", "--output", "--download", "--out-dir", "--save", "--attachments"],
+      },
+    ],
+  },
+  {
     names: ["docker", "podman", "nerdctl", "docker-compose", "buildah", "skopeo", "crictl", "colima", "minikube", "kind"],
     globalFlags: ["-D", "--debug", "--tls", "--tlsverify", "--dry-run", "--compatibility", "--all-resources", "--remote"],
     kind: "system",

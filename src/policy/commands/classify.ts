@@ -1477,10 +1477,14 @@ class Walker {
       } else args = [...args.slice(0, i + 1), ...args.slice(j)];
     }
     const two = args[i + 1] && !args[i + 1].dynamic ? `${sub.text} ${args[i + 1].text}` : undefined;
-    let found: SubcommandSpec | undefined = two ? entry.subcommands.get(two) : undefined;
+    const three = two && args[i + 2] && !args[i + 2].dynamic ? `${two} ${args[i + 2].text}` : undefined;
+    let found: SubcommandSpec | undefined = three ? entry.subcommands.get(three) : undefined;
     let rest: readonly Word[];
     let label: string;
     if (found) {
+      rest = args.slice(i + 3);
+      label = `${name} ${three}`;
+    } else if ((found = two ? entry.subcommands.get(two) : undefined)) {
       rest = args.slice(i + 2);
       label = `${name} ${two}`;
     } else {

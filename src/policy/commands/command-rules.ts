@@ -338,9 +338,15 @@ const nameSchema = Type.String({ pattern: "^[A-Za-z0-9_.+\\[:-]{1,64}$", descrip
 
 export const SubcommandSchema = Type.Object(
   {
-    names: Type.Array(Type.String({ pattern: "^[A-Za-z0-9_.:-]+( [A-Za-z0-9_.:-]+)?$", description: "a subcommand, or two words like remote add" }), {
-      minItems: 1,
-    }),
+    names: Type.Array(
+      Type.String({
+        pattern: "^[A-Za-z0-9_.:-]+( [A-Za-z0-9_.:-]+){0,2}$",
+        description: "a subcommand, or two or three words like remote add, gmail thread get",
+      }),
+      {
+        minItems: 1,
+      },
+    ),
     ...behaviourFields,
   },
   { additionalProperties: false },
@@ -443,7 +449,7 @@ export interface CompiledCommandRule {
 
 export interface CompiledProgram {
   readonly spec: ProgramSpec;
-  /** Subcommands by name (one word, or two words joined by a space). */
+  /** Subcommands by name (one word, or two or three words joined by spaces). */
   readonly subcommands: ReadonlyMap<string, SubcommandSpec>;
   /** The first words of two-word subcommands (`compose` of `compose logs`). */
   readonly groups: ReadonlySet<string>;
