@@ -184,6 +184,8 @@ export class Engine {
       const onChannel = call.requester?.channel !== undefined;
       const surfaceFacts = call.sessionKey ? this.taint.surfaceRecord(call.sessionKey, call.isSubagent, session) : undefined;
       if (surfaceFacts) surfaceFacts.onChannel = onChannel;
+      // Secrets the session read that the call carries: never shown, and never granted for good.
+      const hidden = this.taint.secretsIn(call);
       if (decision.effect === "block" || decision.effect === "would-block") {
         // The owner's grants answer before anyone is asked (and where nobody can be).
         const canGrant = askable(decision);
@@ -204,12 +206,11 @@ export class Engine {
               call.canAsk === false
                 ? { surface: "unsupported" as const }
                 : surfaceOf(call.sessionKey, surfaceFacts, call.isSubagent, onChannel, (key) => this.taint.store.peek(key));
-            const offer = (asked: Decision) => this.offerFor(asked, values, treeMark, call);
+            const offer = (asked: Decision) => (hidden ? undefined : this.offerFor(asked, values, treeMark, call));
             decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface, offer);
           }
         }
       }
-      const hidden = this.taint.secretsIn(call);
       if (hidden) decision = { ...decision, hidden };
       this.taint.afterCall(call, tool, decision, facts);
       if (facts && decision.outcome === "allow") this.noteProtectedWrites(call, decision, facts.touches);

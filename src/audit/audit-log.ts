@@ -217,7 +217,7 @@ export class AuditLog {
     const record: DecisionRecord = { at: this.now(), decision, context };
     if (decision.offer) {
       this.approvals.add({
-        ...offerFields(decision.offer),
+        ...offerFields(decision.offer, decision.hidden),
         at: record.at,
         resolution,
         tool: decision.tool,
@@ -439,7 +439,7 @@ export function approvalLine(record: DecisionRecord, resolution: string): Record
     tool: d.tool,
     resolution,
     rules: d.rules.map((r) => r.rule),
-    ...(d.offer ? { inputTrust: d.inputTrust, ...offerFields(d.offer) } : {}),
+    ...(d.offer ? { inputTrust: d.inputTrust, ...offerFields(d.offer, d.hidden) } : {}),
   };
 }
 

@@ -212,9 +212,27 @@ export function hideValues(text: string, hidden: readonly string[] | undefined, 
   // Longest first: a secret that holds another is hidden whole.
   const pattern = [...forms]
     .sort((a, b) => b.length - a.length)
-    .map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .map(escapeRegExp)
     .join("|");
-  return text.replace(new RegExp(pattern, "gi"), "[redacted]");
+  let out = text.replace(new RegExp(pattern, "gi"), "[redacted]");
+  // A value shortened where a secret was (`…docs/Wint3r-Bi…`, `…rch-22/x`): the part of it that is left.
+  if (out.includes("…")) {
+    for (const value of hidden) {
+      for (let k = value.length - 1; k >= MIN_CUT; k--) {
+        const head = new RegExp(`${escapeRegExp(value.slice(0, k))}…`, "gi");
+        const tail = new RegExp(`…${escapeRegExp(value.slice(value.length - k))}`, "gi");
+        out = out.replace(head, "[redacted]…").replace(tail, "…[redacted]");
+      }
+    }
+  }
+  return out;
+}
+
+/** The shortest end of a secret a shortened value may keep and still have it hidden. */
+const MIN_CUT = 3;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** A stable hash of the full parameters (key order does not matter); bounded work for huge inputs. */

@@ -1,5 +1,5 @@
 import { hash } from "node:crypto";
-import { redactString } from "../audit/redact.ts";
+import { hideValues, redactString } from "../audit/redact.ts";
 import { formatDuration, type GrantOffer, type GrantScope, valuePattern } from "../grants/grant.ts";
 import { CONFIG_LOCATION } from "../config/config.ts";
 import { minTrust, type TrustLevel } from "../taint/trust.ts";
@@ -43,21 +43,21 @@ function clip(text: string, limit: number): string {
 }
 
 /** A value for a key: redacted, bounded, and told apart by a short hash when either changed it. */
-function keyValue(value: string): string {
-  const redacted = redactString(value);
+function keyValue(value: string, hidden: readonly string[] | undefined): string {
+  const redacted = hideValues(redactString(value), hidden);
   if (redacted === value && value.length <= VALUE_KEY_LIMIT) return value;
   return `${redacted.slice(0, VALUE_KEY_LIMIT)}#${hash("sha256", value, "hex").slice(0, 12)}`;
 }
 
 /** The offer as a pattern a person reads and a key that groups the same pattern. */
-export function offerFields(offer: GrantOffer): OfferFields {
+export function offerFields(offer: GrantOffer, hidden?: readonly string[]): OfferFields {
   const values = [...offer.values].sort((a, b) => a.argument.localeCompare(b.argument) || a.value.localeCompare(b.value));
   const words = values.map((v) => {
-    const shown = JSON.stringify(clip(redactString(v.value), VALUE_TEXT_LIMIT));
+    const shown = JSON.stringify(clip(hideValues(redactString(v.value), hidden), VALUE_TEXT_LIMIT));
     return valuePattern(v, shown);
   });
   const pattern = words.length > 0 ? `${offer.tool} ${words.join(", ")}` : `${offer.tool} (any call)`;
-  const patternKey = [offer.tool, ...values.map((v) => `${v.argument}${v.prefix ? "^=" : v.host ? "@=" : "="}${keyValue(v.value)}`)].join("|");
+  const patternKey = [offer.tool, ...values.map((v) => `${v.argument}${v.prefix ? "^=" : v.host ? "@=" : "="}${keyValue(v.value, hidden)}`)].join("|");
   const prefix = values.find((v) => v.prefix && v.role === "command")?.value;
   return {
     pattern,
@@ -65,7 +65,7 @@ export function offerFields(offer: GrantOffer): OfferFields {
     grantScope: offer.scope,
     grantExpiresInMs: offer.expiresInMs ?? null,
     // A rule is suggested only for a prefix that reads the same redacted (it never holds a secret).
-    ...(prefix !== undefined && redactString(prefix) === prefix ? { commandPrefix: prefix } : {}),
+    ...(prefix !== undefined && hideValues(redactString(prefix), hidden) === prefix ? { commandPrefix: prefix } : {}),
   };
 }
 

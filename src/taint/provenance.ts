@@ -120,6 +120,8 @@ export class Provenance {
   private readonly hasher: ValueHasher;
   /** The value index's mark that a session read a secret (`noteSecrets`). */
   private readonly secretMark: ReturnType<ValueHasher["hash"]>;
+  /** Marks of the lengths of the secrets a session read, by length (`within`). */
+  private readonly lengthMarks: ReadonlyArray<ReturnType<ValueHasher["hash"]> | undefined>;
   settings: ProvenanceSettings;
 
   constructor(store: SessionStore, labels: FileLabels, settings: ProvenanceSettings) {
@@ -128,6 +130,7 @@ export class Provenance {
     this.settings = settings;
     this.hasher = valueHasher(store.valueSeed());
     this.secretMark = this.hasher.hash(SECRET_KEY);
+    this.lengthMarks = Array.from({ length: MAX_SECRET_WINDOW + 1 }, (_, n) => (n >= MIN_SECRET_WINDOW ? this.hasher.hash(`${SECRET_KEY}#${n}`) : undefined));
   }
 
   /**
@@ -192,6 +195,9 @@ export class Provenance {
           if (index.add(this.secretMark, source.level, source)) changed = true;
         }
         if (index.add(this.hasher.hash(`${SECRET_KEY}${value}`), source.level, source)) changed = true;
+        // The value's length, so that `within` knows which stretches of a text to look up.
+        const mark = this.lengthMarks[value.length];
+        if (mark && index.add(mark, source.level, source)) changed = true;
       },
       whole,
     );
@@ -200,44 +206,54 @@ export class Provenance {
 
   /**
    * The secret values the session read (`noteSecrets`) that a call's parameters hold, as written
-   * there: its prose and audit lines show them `[redacted]`. Looked for only in a session that read
-   * one, word by word through the first `SECRET_SCAN` characters of the parameters' strings.
+   * there (escaped, encoded or backwards, the word that holds it): its prose and audit lines show
+   * them `[redacted]`. Looked for only in a session that read one: anywhere in the first
+   * `MAX_WINDOW_TEXT` characters of the parameters' strings (`within`), then word by word up to
+   * `SECRET_SCAN`.
    */
   secretsIn(state: SessionTrust | undefined, params: unknown): string[] | undefined {
     const index = state?.values;
     if (!index || index.get(this.secretMark) === undefined) return undefined;
     const found = new Set<string>();
-    const check = (piece: string) => {
-      if (piece.length >= 6 && index.get(this.hasher.hash(`${SECRET_KEY}${piece.toLowerCase()}`)) !== undefined) found.add(piece);
-    };
-    for (const word of textOf(params, SECRET_SCAN).split(PARAM_WORDS)) {
-      if (word.length < 6) continue;
-      check(word);
-      for (const piece of word.split(/[:|=,;]+/)) if (piece !== word) check(piece);
-      if (word.includes("%")) {
-        try {
-          const decoded = decodeURIComponent(word);
-          if (decoded !== word) for (const piece of decoded.split(PARAM_WORDS)) check(piece);
-        } catch {
-          // Not an escaped value.
+    const text = textOf(params, SECRET_SCAN);
+    const lower = text.slice(0, MAX_WINDOW_TEXT).toLowerCase();
+    for (let at = 0; at < lower.length; ) {
+      const hit = this.within(index, lower.slice(at));
+      const where = hit ? lower.indexOf(hit.value, at) : -1;
+      if (!hit || where < 0) break;
+      found.add(hit.value);
+      at = where + hit.value.length;
+    }
+    const check = (piece: string) => index.get(this.hasher.hash(`${SECRET_KEY}${piece.toLowerCase()}`)) !== undefined;
+    for (const word of text.split(PARAM_WORDS)) {
+      if (word.length < MIN_SECRET_WINDOW) continue;
+      if (check(word)) found.add(word);
+      for (const piece of word.split(/[:|=,;]+/)) if (piece !== word && piece.length >= MIN_SECRET_WINDOW && check(piece)) found.add(piece);
+      // Escaped, encoded or turned around: the word as written is the secret.
+      const decoded = word.includes("%") ? lenientDecode(word) : word;
+      for (const form of decoded !== word ? [decoded, ...decodings(decoded)] : decodings(word)) {
+        if (check(form) || form.split(DECODED_WORDS).some((piece) => piece.length >= MIN_SECRET_WINDOW && check(piece)) || this.within(index, form)) {
+          found.add(word);
+          break;
         }
       }
     }
-    return found.size > 0 ? [...found] : undefined;
+    if (found.size === 0) return undefined;
+    // One form of each value (hiding ignores case), and the longest first: a word that holds one.
+    const seen = new Set<string>();
+    return [...found].sort((a, b) => b.length - a.length).filter((v) => !seen.has(v.toLowerCase()) && seen.add(v.toLowerCase()));
   }
 
   /** The input that brought in a secret file's value a URL carries in its path or query (`noteSecrets`), if any. */
   private secretCarried(state: SessionTrust, url: string): { source: ValueSource; value: string } | undefined {
     const index = state.values;
-    if (!index) return undefined;
-    const start = url.indexOf("/", url.indexOf("//") + 2);
-    if (start < 0) return undefined;
-    let rest = url.slice(start).replace(/\+/g, " ");
-    try {
-      rest = decodeURIComponent(rest);
-    } catch {
-      // Malformed escapes: read as written.
-    }
+    if (!index || index.get(this.secretMark) === undefined) return undefined;
+    // Everything after the host: a path, or a query or fragment straight after it (`https://x?p=...`).
+    const authority = url.indexOf("//") + 2;
+    const after = url.slice(authority).search(/[/?#]/);
+    if (after < 0) return undefined;
+    const raw = url.slice(authority + after);
+    const rest = lenientDecode(raw.replace(/\+/g, " "));
     // Path segments and query values, and path segments and query names: neighbours in each are joined below.
     const query = rest.indexOf("?");
     const path = (query < 0 ? rest : rest.slice(0, query)).split(/[/;#,]/);
@@ -249,28 +265,52 @@ export class Provenance {
       const hit = index.get(this.hasher.hash(`${SECRET_KEY}${piece.toLowerCase()}`));
       return hit ? { source: hit.source ?? { level: hit.level, label: "a secret the session read" }, value: piece } : undefined;
     };
+    // Texts looked through for a secret anywhere in them (`within`): the URL read unescaped, as
+    // written (a `+` of base64 kept), and what its parts, their words and runs decode to.
+    const texts = [rest, lenientDecode(raw)];
     for (const parts of [values.slice(0, MAX_URL_SECRET_PARTS), names.slice(0, MAX_URL_SECRET_PARTS)]) {
       for (let i = 0; i < parts.length; i++) {
         // Each part, its words (a value sent with a label: `pw:Wint3r-Birch-22`), and it joined with
         // the parts after it (a value split over them: `?a=Larch-Orb&b=it-5521`).
         const part = parts[i] as string;
-        for (const piece of [part, ...part.split(/[\s:|=]+/)]) {
+        for (const piece of [part, ...part.split(/[\s:|=.]+/)]) {
           const found = find(piece);
           if (found) return found;
-        }
-        // The part encoded or turned around (`base64`, `xxd -p`, `rev`): the value inside it, or its words.
-        for (const decoded of decodings(part)) {
-          for (const piece of [decoded, ...decoded.split(DECODED_WORDS)]) {
-            const found = find(piece);
-            if (found) return found;
-          }
+          // The piece encoded or turned around (`base64`, `xxd -p`, `rev`), once or twice: the value inside it.
+          if (piece.length >= 6) for (const once of decodings(piece)) texts.push(once, ...(once.length >= MIN_ENCODED ? decodings(once) : []));
         }
         let run = part;
+        let joined = part;
         for (let j = i + 1; j < parts.length && j - i < MAX_SECRET_RUN; j++) {
           run += parts[j];
+          joined += `/${parts[j]}`;
           const found = find(run);
           if (found) return found;
+          if (run.length >= MIN_ENCODED) texts.push(...decodings(run), ...decodings(joined));
         }
+      }
+    }
+    for (const text of texts) {
+      const found = this.within(index, text);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /**
+   * A secret the session read found anywhere in a text, by the lengths of the secrets it noted
+   * (`noteSecrets`): every stretch of each such length is looked up, so a secret with text around it
+   * (`pw-Wint3r-Birch-22.json`) is found too.
+   */
+  private within(index: ValueIndex, text: string): { source: ValueSource; value: string } | undefined {
+    if (text.length < MIN_SECRET_WINDOW) return undefined;
+    const lower = text.length > MAX_WINDOW_TEXT ? text.slice(0, MAX_WINDOW_TEXT).toLowerCase() : text.toLowerCase();
+    for (let n = MIN_SECRET_WINDOW; n <= Math.min(MAX_SECRET_WINDOW, lower.length); n++) {
+      if (index.get(this.lengthMarks[n] as [number, number]) === undefined) continue;
+      for (let i = 0; i + n <= lower.length; i++) {
+        const piece = lower.slice(i, i + n);
+        const hit = index.get(this.hasher.hash(`${SECRET_KEY}${piece}`));
+        if (hit) return { source: hit.source ?? { level: hit.level, label: "a secret the session read" }, value: piece };
       }
     }
     return undefined;
@@ -782,6 +822,28 @@ export class Provenance {
   }
 }
 
+/** The shortest and longest secret `within` looks for anywhere in a text (longer ones: whole pieces only). */
+const MIN_SECRET_WINDOW = 6;
+const MAX_SECRET_WINDOW = 128;
+/** How much of one text `within` looks through. */
+const MAX_WINDOW_TEXT = 4096;
+
+/** Percent escapes decoded where they are valid UTF-8; the rest of the text as written. */
+function lenientDecode(text: string): string {
+  if (!text.includes("%")) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+  }
+}
+
 /** How much of a call's parameters `secretsIn` reads. */
 const SECRET_SCAN = 16 * 1024;
 /** What separates the words of a call's parameters: spaces, quotes, a URL's and a shell's punctuation. */
@@ -796,20 +858,20 @@ const MIN_ENCODED = 8;
  * alphabet, padded or not) or hex when it is one and decodes to text. A secret sent that way is
  * still the secret.
  */
-function decodings(part: string): string[] {
+function decodings(written: string): string[] {
   const out: string[] = [];
-  if (part.length >= 6) out.push([...part].reverse().join(""));
-  if (part.length < MIN_ENCODED) return out;
-  if (/^(?:[0-9a-f]{2})+$/i.test(part)) {
-    const text = printable(Buffer.from(part, "hex"));
-    if (text !== undefined) out.push(text);
+  if (written.length >= 6) out.push([...written].reverse().join(""));
+  if (written.length < MIN_ENCODED) return out;
+  // A `+` of base64 read as a space in a query.
+  const part = written.includes(" ") && !/\s\S*\s/.test(written.trim()) ? written.replace(/ /g, "+") : written;
+  const hex = /^0x/i.test(part) ? part.slice(2) : part;
+  if (/^(?:[0-9a-f]{2})+$/i.test(hex)) {
+    const text = printable(Buffer.from(hex, "hex"));
+    if (text !== undefined) out.push(text, [...text].reverse().join(""));
   }
   if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(part) && part.replace(/=+$/, "").length % 4 !== 1) {
     const text = printable(Buffer.from(part.replace(/-/g, "+").replace(/_/g, "/"), "base64"));
-    if (text !== undefined) {
-      out.push(text);
-      out.push([...text].reverse().join(""));
-    }
+    if (text !== undefined) out.push(text, [...text].reverse().join(""));
   }
   return out;
 }
@@ -1071,14 +1133,12 @@ const NAME_KEY = "\u0000name:";
 function withoutSecret(url: string, value: string): string {
   const pattern = new RegExp(value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi");
   if (pattern.test(url)) return url.replace(pattern, "[redacted]");
-  let decoded = url;
-  try {
-    decoded = decodeURIComponent(url.replace(/\+/g, " "));
-  } catch {
-    // Malformed escapes: the value was found in parts read one by one; show none of the query.
-    return url.replace(/[?#].*$/, "?[redacted]");
-  }
-  return pattern.test(decoded) ? decoded.replace(pattern, "[redacted]") : url.replace(/[?#].*$/, "?[redacted]");
+  const decoded = lenientDecode(url.replace(/\+/g, " "));
+  if (pattern.test(decoded)) return decoded.replace(pattern, "[redacted]");
+  // Encoded or split: show only where the URL goes.
+  const authority = url.indexOf("//") + 2;
+  const after = url.slice(authority).search(/[/?#]/);
+  return after < 0 ? url : `${url.slice(0, authority + after)}/[redacted]`;
 }
 
 /** What sets a secret file's value apart from the same text as a value in the value index (`noteSecrets`). */

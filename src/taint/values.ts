@@ -531,6 +531,13 @@ const HOST_PORT = /^([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?):(\d{1,5})$/;
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
 function valueForms(value: string, text: boolean): string[] {
+  const forms = formsOf(value, text);
+  // A private address named alone, with no port: any service on it (see `plainForms`).
+  if (text && forms.length > 0 && value.length <= 15 && IPV4.test(value.trim()) && PRIVATE_ADDRESS.test(value.trim())) forms.push(`${value.trim()}:*`);
+  return forms;
+}
+
+function formsOf(value: string, text: boolean): string[] {
   const v = value.trim();
   if (!v) return [];
   if (/^\d{1,15}$/.test(v)) {
@@ -544,9 +551,10 @@ function valueForms(value: string, text: boolean): string[] {
     const url = normalizeUrl(v);
     if (url) {
       out.push(url.url);
-      // A URL given as an argument is endorsed by its site; one that entered names its host and its site.
+      // A URL given as an argument is endorsed by its site, or, on a private network, by its host
+      // named alone (`HOST:*`, see `plainForms`); one that entered names its host and its site.
       if (url.host && (text || url.site === url.host)) out.push(url.host);
-      if (url.site && url.site !== url.host) out.push(url.site);
+      if (url.site && url.site !== url.host) out.push(...(text ? [url.site] : [url.site, `${url.host}:*`]));
       return out;
     }
   }
@@ -630,6 +638,8 @@ function plainForms(v: string, lower: string, text: boolean): string[] {
   }
   const word = lower.includes("’") || lower.includes("‘") ? lower.replace(/[’‘]/g, "'") : lower;
   out.push(word.startsWith("www.") && word.length > 6 ? word.slice(4) : word);
+  // A private host named alone, with no port: any service on it (`ssh nas.local`, then its web UI on 5000).
+  if (text && (word === "localhost" || privateShortName(word) !== undefined)) out.push(`${word}:*`);
   if (text && /^[\d,]+$/.test(v) && v.includes(",")) {
     // A list of numbers (1,2,3): its items.
     for (const item of v.split(",")) if (item.length >= 2) out.push(canonical(item, "", false));
@@ -637,10 +647,13 @@ function plainForms(v: string, lower: string, text: boolean): string[] {
   return out;
 }
 
+/** The port a URL of a scheme reaches when it names none. */
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { "http:": "80", "https:": "443", "ws:": "80", "wss:": "443", "ftp:": "21" };
+
 /**
  * A URL without fragment, default port or trailing slash; its host without `www.`, and `site`: the
- * host, or the host with its port where the host is on this machine or a private network and the
- * port is given (`localhost:3000` is one service, `localhost:2375` another).
+ * host, or the host with its port (the scheme's when the URL names none) where the host is on this
+ * machine or a private network (`localhost:3000` is one service, `localhost:2375` another).
  */
 export function normalizeUrl(raw: string): { url: string; host?: string; site?: string } | undefined {
   try {
@@ -653,7 +666,8 @@ export function normalizeUrl(raw: string): { url: string; host?: string; site?: 
     let text = u.toString();
     if (text.endsWith("/") && u.search === "") text = text.slice(0, -1);
     if (!host) return { url: text.toLowerCase() };
-    return { url: text.toLowerCase(), host, site: u.port && onPrivateNetwork(host) ? `${host}:${u.port}` : host };
+    const port = u.port || DEFAULT_PORTS[u.protocol];
+    return { url: text.toLowerCase(), host, site: port && onPrivateNetwork(host) ? `${host}:${port}` : host };
   } catch {
     return undefined;
   }
@@ -663,7 +677,7 @@ export function normalizeUrl(raw: string): { url: string; host?: string; site?: 
  * Top-level names reserved for private networks (RFC 6762 appendix G, ICANN's `.internal`, `.home.arpa`):
  * no one outside can register a name under them, so a host there lives in its owner's own DNS.
  */
-const PRIVATE_SUFFIX = /\.(?:internal|local|localdomain|lan|intranet|private|corp|home|home\.arpa)\.?$/;
+const PRIVATE_SUFFIX = /\.(?:internal|local|localdomain|lan|intranet|private|corp|home|home\.arpa|test)\.?$/;
 
 /** Loopback, link-local, private and unspecified addresses, IPv4 and IPv6. */
 const PRIVATE_ADDRESS =

@@ -2,6 +2,7 @@
 // a gateway process it can start/stop/restart, and helpers for every way a turn can run.
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { get as httpGet } from "node:http";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -116,6 +117,18 @@ export type ChatHistoryMessage = { role?: string; content?: unknown; text?: stri
 const RPC_SCRIPT = join(import.meta.dirname, "gateway-rpc-cli.ts");
 const READY_LINE = /http server listening \((\d+) plugins?(?::\s*([^);]*))?/;
 
+/** Whether an HTTP server on the loopback port answers a request (any status) within 3 s. */
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = httpGet({ host: "127.0.0.1", port, path: "/", timeout: 3000 }, (res) => {
+      res.resume();
+      resolve(true);
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(false));
+  });
+}
+
 export function messageTextOf(message: ChatHistoryMessage | undefined): string {
   if (!message) return "";
   if (typeof message.text === "string") return message.text;
@@ -229,6 +242,10 @@ export async function createOpenClawEnv(options: OpenClawEnvOptions): Promise<Op
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean);
+    // The ready line comes before the gateway's startup work ends; on a busy machine a client that
+    // connects at once can time out. Wait until its HTTP server answers a request.
+    const answering = Date.now() + 60_000;
+    while (Date.now() < answering && !(await answers(port))) await new Promise((r) => setTimeout(r, 250));
     const result = { readyMs: Date.now() - started, pluginCount: Number(ready[1]), pluginIds };
     const missing = (opts.expectPlugins ?? []).filter((id) => !pluginIds.includes(id));
     if (missing.length > 0) {
