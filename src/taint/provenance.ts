@@ -122,6 +122,17 @@ export class Provenance {
   private readonly secretMark: ReturnType<ValueHasher["hash"]>;
   /** Marks of the lengths of the secrets a session read, by length (`within`). */
   private readonly lengthMarks: ReadonlyArray<ReturnType<ValueHasher["hash"]> | undefined>;
+  /**
+   * The mark that each of a session's secrets was noted with its start too: the start's bucket
+   * (`startMarks`, by `startBucket`) and its hash (`startAt`). `within` looks only where one starts.
+   */
+  private readonly startsMark: ReturnType<ValueHasher["hash"]>;
+  private readonly startMarks: ReadonlyArray<ReturnType<ValueHasher["hash"]>>;
+  /** A secret's hash, and the hash of its first `SECRET_START` characters, from a stretch of a text. */
+  private readonly secretAt: ReturnType<ValueHasher["keyed"]>;
+  private readonly startAt: ReturnType<ValueHasher["keyed"]>;
+  /** What `within` needs of a session's index, kept until the index changes (`secretScan`). */
+  private readonly scans = new WeakMap<ValueIndex, { changes: number; scan: SecretScan }>();
   settings: ProvenanceSettings;
 
   constructor(store: SessionStore, labels: FileLabels, settings: ProvenanceSettings) {
@@ -131,6 +142,10 @@ export class Provenance {
     this.hasher = valueHasher(store.valueSeed());
     this.secretMark = this.hasher.hash(SECRET_KEY);
     this.lengthMarks = Array.from({ length: MAX_SECRET_WINDOW + 1 }, (_, n) => (n >= MIN_SECRET_WINDOW ? this.hasher.hash(`${SECRET_KEY}#${n}`) : undefined));
+    this.startsMark = this.hasher.hash(`${SECRET_KEY}^`);
+    this.startMarks = Array.from({ length: START_BUCKETS }, (_, b) => this.hasher.hash(`${SECRET_KEY}~${b}`));
+    this.secretAt = this.hasher.keyed(SECRET_KEY);
+    this.startAt = this.hasher.keyed(`${SECRET_KEY}^`);
   }
 
   /**
@@ -191,13 +206,22 @@ export class Provenance {
       (value) => {
         if (!index) {
           index = this.store.valuesOf(state);
+          // Whether each secret of the session is noted with its start (none was noted before starts were).
+          const starts = index.get(this.secretMark) === undefined || index.get(this.startsMark) !== undefined;
           // The mark that the session holds secrets at all (`secretsIn` looks only then).
           if (index.add(this.secretMark, source.level, source)) changed = true;
+          if (starts && index.add(this.startsMark, source.level, source)) changed = true;
         }
-        if (index.add(this.hasher.hash(`${SECRET_KEY}${value}`), source.level, source)) changed = true;
-        // The value's length, so that `within` knows which stretches of a text to look up.
+        // The value, and the value read backwards (`rev`): a text that holds either holds the secret.
         const mark = this.lengthMarks[value.length];
-        if (mark && index.add(mark, source.level, source)) changed = true;
+        for (const form of [value, reversed(value)]) {
+          if (index.add(this.hasher.hash(`${SECRET_KEY}${form}`), source.level, source)) changed = true;
+          // Its length and its start, so that `within` knows which stretches of a text to look up.
+          if (!mark) continue;
+          if (index.add(mark, source.level, source)) changed = true;
+          if (index.add(this.startAt(form, 0, SECRET_START), source.level, source)) changed = true;
+          if (index.add(this.startMarks[startBucket(form, 0)] as [number, number], source.level, source)) changed = true;
+        }
       },
       whole,
     );
@@ -209,33 +233,53 @@ export class Provenance {
    * there (escaped, encoded or backwards, the word that holds it): its prose and audit lines show
    * them `[redacted]`. Looked for only in a session that read one: anywhere in the first
    * `MAX_WINDOW_TEXT` characters of the parameters' strings (`within`), then word by word up to
-   * `SECRET_SCAN`.
+   * `SECRET_SCAN`. A secret read backwards is one of the values noted (`noteSecrets`); a session
+   * noted before it was is also read backwards.
    */
   secretsIn(state: SessionTrust | undefined, params: unknown): string[] | undefined {
     const index = state?.values;
     if (!index || index.get(this.secretMark) === undefined) return undefined;
     const found = new Set<string>();
+    const scan = this.secretScan(index);
     const text = textOf(params, SECRET_SCAN);
+    // Anywhere in the text (noted before secrets backwards were: in it read backwards too).
+    const backwards = scan.starts === undefined;
     const lower = text.slice(0, MAX_WINDOW_TEXT).toLowerCase();
-    for (let at = 0; at < lower.length; ) {
-      const hit = this.within(index, lower.slice(at));
-      const where = hit ? lower.indexOf(hit.value, at) : -1;
-      if (!hit || where < 0) break;
-      found.add(hit.value);
-      at = where + hit.value.length;
+    for (const [written, back] of backwards
+      ? ([
+          [lower, false],
+          [reversed(lower), true],
+        ] as const)
+      : ([[lower, false]] as const)) {
+      for (let at = 0; ; ) {
+        const hit = this.within(index, written, scan, at);
+        if (!hit) break;
+        found.add(back ? reversed(hit.value) : hit.value);
+        at = hit.at + hit.value.length;
+      }
     }
-    const check = (piece: string) => index.get(this.hasher.hash(`${SECRET_KEY}${piece.toLowerCase()}`)) !== undefined;
+    const check = (piece: string) => {
+      const lowered = piece.toLowerCase();
+      return index.get(this.secretAt(lowered, 0, lowered.length)) !== undefined;
+    };
+    const holds = (form: string) => check(form) || form.split(DECODED_WORDS).some((piece) => piece.length >= MIN_SECRET_WINDOW && check(piece));
+    // What the shortest secret becomes in base64 (hex is longer): a shorter word cannot hold one
+    // encoded. (A session noted before starts were may hold secrets of no noted length.)
+    const encodedLength = backwards ? MIN_ENCODED : Math.max(MIN_ENCODED, Math.ceil(((scan.lengths[0] ?? 0) * 4) / 3));
+    const looked = new Set<string>();
     for (const word of text.split(PARAM_WORDS)) {
-      if (word.length < MIN_SECRET_WINDOW) continue;
+      if (word.length < MIN_SECRET_WINDOW || looked.has(word)) continue;
+      looked.add(word);
       if (check(word)) found.add(word);
       for (const piece of word.split(/[:|=,;]+/)) if (piece !== word && piece.length >= MIN_SECRET_WINDOW && check(piece)) found.add(piece);
-      // Escaped, encoded or turned around: the word as written is the secret.
+      // Escaped or encoded: the word as written is the secret.
       const decoded = word.includes("%") ? lenientDecode(word) : word;
-      for (const form of decoded !== word ? [decoded, ...decodings(decoded)] : decodings(word)) {
-        if (check(form) || form.split(DECODED_WORDS).some((piece) => piece.length >= MIN_SECRET_WINDOW && check(piece)) || this.within(index, form)) {
-          found.add(word);
-          break;
-        }
+      if (
+        (decoded !== word && (holds(decoded) || this.within(index, decoded, scan))) ||
+        (backwards && holds(reversed(decoded))) ||
+        (decoded.length >= encodedLength && encodedForms(decoded).some((form) => holds(form) || this.within(index, form, scan)))
+      ) {
+        found.add(word);
       }
     }
     if (found.size === 0) return undefined;
@@ -290,27 +334,47 @@ export class Provenance {
         }
       }
     }
+    const scan = this.secretScan(index);
     for (const text of texts) {
-      const found = this.within(index, text);
-      if (found) return found;
+      const found = this.within(index, text, scan);
+      if (found) return { source: found.source, value: found.value };
     }
     return undefined;
   }
 
+  /** The lengths and starts of the secrets a session noted (`noteSecrets`), read off its index once per change. */
+  private secretScan(index: ValueIndex): SecretScan {
+    const kept = this.scans.get(index);
+    if (kept && kept.changes === index.changes) return kept.scan;
+    const lengths: number[] = [];
+    for (let n = MIN_SECRET_WINDOW; n <= MAX_SECRET_WINDOW; n++) if (index.get(this.lengthMarks[n] as [number, number]) !== undefined) lengths.push(n);
+    let starts: Uint8Array | undefined;
+    if (index.get(this.startsMark) !== undefined) {
+      starts = new Uint8Array(START_BUCKETS);
+      for (let b = 0; b < START_BUCKETS; b++) if (index.get(this.startMarks[b] as [number, number]) !== undefined) starts[b] = 1;
+    }
+    const scan = { lengths, starts };
+    this.scans.set(index, { changes: index.changes, scan });
+    return scan;
+  }
+
   /**
-   * A secret the session read found anywhere in a text, by the lengths of the secrets it noted
-   * (`noteSecrets`): every stretch of each such length is looked up, so a secret with text around it
-   * (`pw-Wint3r-Birch-22.json`) is found too.
+   * A secret the session read found anywhere in a text from `from`, by the starts and lengths of
+   * the secrets it noted (`noteSecrets`): where a secret's start is, the stretch of each such length
+   * is looked up, so a secret with text around it (`pw-Wint3r-Birch-22.json`) is found too.
    */
-  private within(index: ValueIndex, text: string): { source: ValueSource; value: string } | undefined {
-    if (text.length < MIN_SECRET_WINDOW) return undefined;
+  private within(index: ValueIndex, text: string, scan: SecretScan, from = 0): { source: ValueSource; value: string; at: number } | undefined {
+    const { lengths, starts } = scan;
+    const shortest = lengths[0];
+    if (shortest === undefined || text.length - from < shortest) return undefined;
     const lower = text.length > MAX_WINDOW_TEXT ? text.slice(0, MAX_WINDOW_TEXT).toLowerCase() : text.toLowerCase();
-    for (let n = MIN_SECRET_WINDOW; n <= Math.min(MAX_SECRET_WINDOW, lower.length); n++) {
-      if (index.get(this.lengthMarks[n] as [number, number]) === undefined) continue;
-      for (let i = 0; i + n <= lower.length; i++) {
-        const piece = lower.slice(i, i + n);
-        const hit = index.get(this.hasher.hash(`${SECRET_KEY}${piece}`));
-        if (hit) return { source: hit.source ?? { level: hit.level, label: "a secret the session read" }, value: piece };
+    for (let i = from; i + shortest <= lower.length; i++) {
+      // Only where a noted secret starts (a session noted before starts were: everywhere).
+      if (starts && (starts[startBucket(lower, i)] === 0 || index.get(this.startAt(lower, i, i + SECRET_START)) === undefined)) continue;
+      for (const n of lengths) {
+        if (i + n > lower.length) break;
+        const hit = index.get(this.secretAt(lower, i, i + n));
+        if (hit) return { source: hit.source ?? { level: hit.level, label: "a secret the session read" }, value: lower.slice(i, i + n), at: i };
       }
     }
     return undefined;
@@ -827,6 +891,34 @@ const MIN_SECRET_WINDOW = 6;
 const MAX_SECRET_WINDOW = 128;
 /** How much of one text `within` looks through. */
 const MAX_WINDOW_TEXT = 4096;
+/** How much of a secret's start `noteSecrets` marks (no more than `MIN_SECRET_WINDOW`). */
+const SECRET_START = 3;
+/** The buckets secrets' starts fall in (`startBucket`): a stretch of text is hashed only when its start's bucket holds one. */
+const START_BUCKETS = 512;
+
+/** What `within` looks for: the lengths of a session's secrets, shortest first, and the buckets of their starts (unknown for a session noted before starts were). */
+interface SecretScan {
+  readonly lengths: readonly number[];
+  readonly starts: Uint8Array | undefined;
+}
+
+/** The bucket of the `SECRET_START` characters of a lowercased text at `at`. */
+function startBucket(text: string, at: number): number {
+  return (text.charCodeAt(at) * 961 + text.charCodeAt(at + 1) * 31 + text.charCodeAt(at + 2)) & (START_BUCKETS - 1);
+}
+
+/** The text read backwards, as `rev` writes it: by characters (a surrogate pair stays in order). */
+function reversed(text: string): string {
+  let out = "";
+  for (let i = text.length - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0 && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff) {
+      out += text[i - 1] + text[i];
+      i--;
+    } else out += text[i];
+  }
+  return out;
+}
 
 /** Percent escapes decoded where they are valid UTF-8; the rest of the text as written. */
 function lenientDecode(text: string): string {
@@ -859,19 +951,23 @@ const MIN_ENCODED = 8;
  * still the secret.
  */
 function decodings(written: string): string[] {
+  return written.length >= 6 ? [reversed(written), ...encodedForms(written)] : [];
+}
+
+/** What a text decodes to from base64 or hex, and that read backwards (`decodings` without turning the text itself around). */
+function encodedForms(written: string): string[] {
   const out: string[] = [];
-  if (written.length >= 6) out.push([...written].reverse().join(""));
   if (written.length < MIN_ENCODED) return out;
   // A `+` of base64 read as a space in a query.
   const part = written.includes(" ") && !/\s\S*\s/.test(written.trim()) ? written.replace(/ /g, "+") : written;
   const hex = /^0x/i.test(part) ? part.slice(2) : part;
   if (/^(?:[0-9a-f]{2})+$/i.test(hex)) {
     const text = printable(Buffer.from(hex, "hex"));
-    if (text !== undefined) out.push(text, [...text].reverse().join(""));
+    if (text !== undefined) out.push(text, reversed(text));
   }
   if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(part) && part.replace(/=+$/, "").length % 4 !== 1) {
     const text = printable(Buffer.from(part.replace(/-/g, "+").replace(/_/g, "/"), "base64"));
-    if (text !== undefined) out.push(text, [...text].reverse().join(""));
+    if (text !== undefined) out.push(text, reversed(text));
   }
   return out;
 }

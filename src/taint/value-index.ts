@@ -41,6 +41,12 @@ const MIN_SLOTS = 8;
 /** Keyed 57-bit hash of a string: two FNV-1a lanes seeded from the install's key. */
 export interface ValueHasher {
   hash(value: string): [number, number];
+  /**
+   * A hash that starts from `prefix`'s: `keyed(p)(text, start, end)` equals
+   * `hash(p + text.slice(start, end))`, without building that string (a scan of every stretch of a
+   * text). Its answer is one array, overwritten by the next call: look it up before hashing again.
+   */
+  keyed(prefix: string): (text: string, start: number, end: number) => [number, number];
 }
 
 export function valueHasher(seed: Uint8Array | undefined): ValueHasher {
@@ -55,24 +61,40 @@ export function valueHasher(seed: Uint8Array | undefined): ValueHasher {
   const a = s1 >>> 0;
   const b = s2 >>> 0;
   return {
-    hash(value: string): [number, number] {
-      let h1 = a;
-      let h2 = b;
-      for (let i = 0; i < value.length; i++) {
-        const c = value.charCodeAt(i);
-        h1 = Math.imul(h1 ^ c, 0x01000193);
-        h2 = Math.imul(h2 ^ c, 0x5bd1e995);
-        h2 ^= h2 >>> 15;
+    hash: (value) => fnv(a, b, value, 0, value.length),
+    keyed(prefix) {
+      // The lanes' state after the prefix; the finishing mix is `fnv`'s.
+      let p1 = a;
+      let p2 = b;
+      for (let i = 0; i < prefix.length; i++) {
+        const c = prefix.charCodeAt(i);
+        p1 = Math.imul(p1 ^ c, 0x01000193);
+        p2 = Math.imul(p2 ^ c, 0x5bd1e995);
+        p2 ^= p2 >>> 15;
       }
-      h1 ^= h1 >>> 13;
-      h1 = Math.imul(h1, 0x85ebca6b);
-      h1 ^= h1 >>> 16;
-      h2 ^= h2 >>> 13;
-      h2 = Math.imul(h2, 0xc2b2ae35);
-      h2 ^= h2 >>> 16;
-      return [h1 >>> 0 || 1, (h2 >>> 7) & 0x1ffffff];
+      const out: [number, number] = [0, 0];
+      return (text, start, end) => fnv(p1, p2, text, start, end, out);
     },
   };
+}
+
+/** Both lanes over `text` from `start` to `end`, from the given state, then mixed. */
+function fnv(h1: number, h2: number, text: string, start: number, end: number, out: [number, number] = [0, 0]): [number, number] {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+    h2 ^= h2 >>> 15;
+  }
+  h1 ^= h1 >>> 13;
+  h1 = Math.imul(h1, 0x85ebca6b);
+  h1 ^= h1 >>> 16;
+  h2 ^= h2 >>> 13;
+  h2 = Math.imul(h2, 0xc2b2ae35);
+  h2 ^= h2 >>> 16;
+  out[0] = h1 >>> 0 || 1;
+  out[1] = (h2 >>> 7) & 0x1ffffff;
+  return out;
 }
 
 export class ValueIndex {
@@ -82,6 +104,8 @@ export class ValueIndex {
   private sources: ValueSource[] = [];
   /** Values not added because the index was full. */
   dropped = 0;
+  /** Goes up at every change of the table: what is worked out from it (`Provenance.secretScan`) is kept until then. */
+  changes = 0;
 
   constructor(capacity: number, table?: Uint32Array, sources?: ValueSource[]) {
     this.capacity = capacity;
@@ -133,6 +157,7 @@ export class ValueIndex {
       const old = (t[slot + 1] >>> 5) & 3;
       if (rank <= old) return false;
       t[slot + 1] = (h[1] << 7) | (rank << 5) | (sourceIndex() & 31);
+      this.changes++;
       return true;
     }
     if (this.count >= this.capacity) {
@@ -149,6 +174,7 @@ export class ValueIndex {
     t[slot] = h[0];
     t[slot + 1] = (h[1] << 7) | (rank << 5) | (sourceIndex() & 31);
     this.count++;
+    this.changes++;
     return true;
   }
 
@@ -233,6 +259,7 @@ export class ValueIndex {
       this.count++;
     }
     this.dropped += before - this.count;
+    this.changes++;
     return this.count < this.capacity;
   }
 }

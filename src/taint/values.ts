@@ -533,7 +533,8 @@ const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 function valueForms(value: string, text: boolean): string[] {
   const forms = formsOf(value, text);
   // A private address named alone, with no port: any service on it (see `plainForms`).
-  if (text && forms.length > 0 && value.length <= 15 && IPV4.test(value.trim()) && PRIVATE_ADDRESS.test(value.trim())) forms.push(`${value.trim()}:*`);
+  if (text && forms.length > 0 && value.length <= 15 && IPV4.test(value.trim()) && PRIVATE_ADDRESS.test(value.trim()))
+    forms.push(`${thisMachine(value.trim())}:*`);
   return forms;
 }
 
@@ -554,7 +555,7 @@ function formsOf(value: string, text: boolean): string[] {
       // A URL given as an argument is endorsed by its site, or, on a private network, by its host
       // named alone (`HOST:*`, see `plainForms`); one that entered names its host and its site.
       if (url.host && (text || url.site === url.host)) out.push(url.host);
-      if (url.site && url.site !== url.host) out.push(...(text ? [url.site] : [url.site, `${url.host}:*`]));
+      if (url.host && url.site && url.site !== url.host) out.push(...(text ? [url.site] : [url.site, `${thisMachine(url.host)}:*`]));
       return out;
     }
   }
@@ -573,7 +574,10 @@ function formsOf(value: string, text: boolean): string[] {
     // A host with its port, as a log or a message writes it (ECONNREFUSED 10.0.1.20:6379,
     // db-1.internal:5432): in what enters, it names the host too. A time (10:30) names nothing.
     const hostPort = HOST_PORT.exec(lower);
-    if (hostPort && text && (/[a-z]/.test(hostPort[1]) || IPV4.test(hostPort[1]))) return [lower, hostPort[1]];
+    if (hostPort && text && (/[a-z]/.test(hostPort[1]) || IPV4.test(hostPort[1]))) {
+      const here = thisMachine(hostPort[1]);
+      return here === hostPort[1] ? [lower, hostPort[1]] : [lower, hostPort[1], `${here}:${hostPort[2]}`];
+    }
   }
   if (lower.includes("@")) {
     // A handle (@pieter_vd) is the same name as written without its @, when the name cannot be
@@ -667,10 +671,27 @@ export function normalizeUrl(raw: string): { url: string; host?: string; site?: 
     if (text.endsWith("/") && u.search === "") text = text.slice(0, -1);
     if (!host) return { url: text.toLowerCase() };
     const port = u.port || DEFAULT_PORTS[u.protocol];
-    return { url: text.toLowerCase(), host, site: port && onPrivateNetwork(host) ? `${host}:${port}` : host };
+    return { url: text.toLowerCase(), host, site: port && onPrivateNetwork(host) ? `${thisMachine(host)}:${port}` : host };
   } catch {
     return undefined;
   }
+}
+
+/** This machine's usual names and addresses, which reach the same services (`127.0.0.1:3000` is `localhost:3000`). */
+const THIS_MACHINE: ReadonlySet<string> = new Set([
+  "localhost",
+  "127.0.0.1",
+  "::1",
+  "[::1]",
+  "0.0.0.0",
+  "::ffff:127.0.0.1",
+  "[::ffff:7f00:1]",
+  "[::ffff:127.0.0.1]",
+]);
+
+/** A host as its site is kept: `localhost` for this machine however it is written, any other as it is. */
+function thisMachine(host: string): string {
+  return THIS_MACHINE.has(host) ? "localhost" : host;
 }
 
 /**

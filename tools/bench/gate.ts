@@ -27,11 +27,25 @@ const rand = (n: number) => {
 const clean: string[] = [];
 const tainted: string[] = [];
 const subagents: string[] = [];
+/** Clean sessions that read a settings file with secrets in it (one in a hundred, and at least one). */
+const secretReaders: string[] = [];
 let created = 0;
 let callSeq = 0;
 const nextId = () => `call_${(callSeq++).toString(36)}`;
 
-/** Brings the live session count to `target`: 80% clean, 10% tainted by a web_fetch result, 10% sub-agents. */
+/** A session that read the workspace's `.env`: each call's parameters are then looked through for its secrets. */
+function readSecrets(key: string): void {
+  const id = nextId();
+  evaluate({ toolName: "read", params: { path: ".env" }, toolCallId: id }, callCtx(key, "read", id));
+  const text = "DB_PASSWORD=Wint3r-Birch-22\nSTRIPE_KEY=sk_live_4eC39HqLyjWDarjtT1zdp7dc\n";
+  afterToolCall({ toolName: "read", params: { path: ".env" }, toolCallId: id, result: { content: [{ type: "text", text }] } }, callCtx(key, "read", id));
+  secretReaders.push(key);
+}
+
+/**
+ * Brings the live session count to `target`: 80% clean (one in a hundred of them read secrets), 10%
+ * tainted by a web_fetch result, 10% sub-agents. Below a hundred, one more session reads secrets.
+ */
 async function grow(target: number): Promise<void> {
   while (created < target) {
     const i = created++;
@@ -55,10 +69,12 @@ async function grow(target: number): Promise<void> {
           callCtx(key, "web_fetch", fid),
         );
         tainted.push(key);
-      } else clean.push(key);
+      } else if (i % 100 === 50) readSecrets(key);
+      else clean.push(key);
     }
     if (created % 1000 === 0) await tick();
   }
+  if (secretReaders.length === 0) readSecrets("agent:main:secrets");
   await tick();
 }
 
@@ -72,6 +88,9 @@ const outerIds: string[] = [];
 const SEND_TEXT = "Deploy of api-gateway 3.4.1 to staging finished at 14:05; see https://ci.example.com/acme/api-gateway/runs/9127734410 for the log. ".repeat(
   8,
 );
+
+/** About 2 KB of a source file an agent writes. */
+const SOURCE_TEXT = Array.from({ length: 40 }, (_, i) => `export function step${i}(input: string): string {\n  return input.trim().slice(${i});\n}\n`).join("");
 
 const scenarios: Array<{ name: string; make: Make }> = [
   {
@@ -95,6 +114,20 @@ const scenarios: Array<{ name: string; make: Make }> = [
       return {
         event: { toolName: "message", params: { action: "send", to: "team@acme.example", message: `${SEND_TEXT} (${i})` }, toolCallId: id, runId: "run-1" },
         ctx: callCtx(key, "message", id),
+        expectBlock: false,
+      };
+    },
+  },
+  {
+    // A write of 2 KB in a session that read secrets: its text is looked through for them
+    // (anywhere, backwards, and word by word decoded), so that audit lines and prompts hide them.
+    name: "write of 2 KB (session that read secrets)",
+    make: (i) => {
+      const key = secretReaders[rand(secretReaders.length)];
+      const id = nextId();
+      return {
+        event: { toolName: "write", params: { path: "src/steps.ts", content: `${SOURCE_TEXT}// ${i}\n` }, toolCallId: id, runId: "run-1" },
+        ctx: callCtx(key, "write", id),
         expectBlock: false,
       };
     },
