@@ -207,6 +207,8 @@ export function hideValues(text: string, hidden: readonly string[] | undefined, 
   const forms = new Set<string>();
   for (const value of hidden) {
     forms.add(value);
+    // A letter lowercased to a letter and a combining mark (`İ` to `i̇`) is written as one.
+    if (/[\u0300-\u036f]/.test(value)) forms.add(value.toUpperCase().normalize("NFC"));
     if (json) forms.add(JSON.stringify(value).slice(1, -1));
   }
   // Longest first: a secret that holds another is hidden whole.

@@ -123,16 +123,15 @@ export class Provenance {
   /** Marks of the lengths of the secrets a session read, by length (`within`). */
   private readonly lengthMarks: ReadonlyArray<ReturnType<ValueHasher["hash"]> | undefined>;
   /**
-   * The mark that each of a session's secrets was noted with its start too: the start's bucket
-   * (`startMarks`, by `startBucket`) and its hash (`startAt`). `within` looks only where one starts.
+   * The buckets of the starts of a session's secrets (`startBucket`), in memory only, for an index
+   * all of whose secrets were noted here: `within` looks only where one starts. An index without
+   * them (secrets noted before a restart) is looked through everywhere.
    */
-  private readonly startsMark: ReturnType<ValueHasher["hash"]>;
-  private readonly startMarks: ReadonlyArray<ReturnType<ValueHasher["hash"]>>;
-  /** A secret's hash, and the hash of its first `SECRET_START` characters, from a stretch of a text. */
+  private readonly starts = new WeakMap<ValueIndex, Uint8Array>();
+  /** A secret's hash from a stretch of a text. */
   private readonly secretAt: ReturnType<ValueHasher["keyed"]>;
-  private readonly startAt: ReturnType<ValueHasher["keyed"]>;
-  /** What `within` needs of a session's index, kept until the index changes (`secretScan`). */
-  private readonly scans = new WeakMap<ValueIndex, { changes: number; scan: SecretScan }>();
+  /** The lengths of a session's secrets (`lengthMarks`), kept until its index changes (`secretScan`). */
+  private readonly lengths = new WeakMap<ValueIndex, { changes: number; lengths: readonly number[] }>();
   settings: ProvenanceSettings;
 
   constructor(store: SessionStore, labels: FileLabels, settings: ProvenanceSettings) {
@@ -142,10 +141,7 @@ export class Provenance {
     this.hasher = valueHasher(store.valueSeed());
     this.secretMark = this.hasher.hash(SECRET_KEY);
     this.lengthMarks = Array.from({ length: MAX_SECRET_WINDOW + 1 }, (_, n) => (n >= MIN_SECRET_WINDOW ? this.hasher.hash(`${SECRET_KEY}#${n}`) : undefined));
-    this.startsMark = this.hasher.hash(`${SECRET_KEY}^`);
-    this.startMarks = Array.from({ length: START_BUCKETS }, (_, b) => this.hasher.hash(`${SECRET_KEY}~${b}`));
     this.secretAt = this.hasher.keyed(SECRET_KEY);
-    this.startAt = this.hasher.keyed(`${SECRET_KEY}^`);
   }
 
   /**
@@ -200,28 +196,24 @@ export class Provenance {
   noteSecrets(state: SessionTrust, content: unknown, source: ValueSource, whole: boolean): void {
     if (!this.settings.enabled) return;
     let index: ValueIndex | undefined;
+    let starts: Uint8Array | undefined;
     let changed = false;
     secretValues(
       textOf(content, this.settings.scanBytes),
       (value) => {
         if (!index) {
           index = this.store.valuesOf(state);
-          // Whether each secret of the session is noted with its start (none was noted before starts were).
-          const starts = index.get(this.secretMark) === undefined || index.get(this.startsMark) !== undefined;
+          // Starts are kept for an index whose first secret is noted here.
+          starts = this.starts.get(index);
+          if (!starts && index.get(this.secretMark) === undefined) this.starts.set(index, (starts = new Uint8Array(START_BUCKETS)));
           // The mark that the session holds secrets at all (`secretsIn` looks only then).
           if (index.add(this.secretMark, source.level, source)) changed = true;
-          if (starts && index.add(this.startsMark, source.level, source)) changed = true;
         }
-        // The value, and the value read backwards (`rev`): a text that holds either holds the secret.
+        if (index.add(this.hasher.hash(`${SECRET_KEY}${value}`), source.level, source)) changed = true;
+        // The value's length and its start, so that `within` knows which stretches of a text to look up.
         const mark = this.lengthMarks[value.length];
-        for (const form of [value, reversed(value)]) {
-          if (index.add(this.hasher.hash(`${SECRET_KEY}${form}`), source.level, source)) changed = true;
-          // Its length and its start, so that `within` knows which stretches of a text to look up.
-          if (!mark) continue;
-          if (index.add(mark, source.level, source)) changed = true;
-          if (index.add(this.startAt(form, 0, SECRET_START), source.level, source)) changed = true;
-          if (index.add(this.startMarks[startBucket(form, 0)] as [number, number], source.level, source)) changed = true;
-        }
+        if (mark && index.add(mark, source.level, source)) changed = true;
+        if (starts) starts[startBucket(value, 0)] = 1;
       },
       whole,
     );
@@ -242,19 +234,17 @@ export class Provenance {
     const found = new Set<string>();
     const scan = this.secretScan(index);
     const text = textOf(params, SECRET_SCAN);
-    // Anywhere in the text (noted before secrets backwards were: in it read backwards too).
-    const backwards = scan.starts === undefined;
-    const lower = text.slice(0, MAX_WINDOW_TEXT).toLowerCase();
-    for (const [written, back] of backwards
-      ? ([
-          [lower, false],
-          [reversed(lower), true],
-        ] as const)
-      : ([[lower, false]] as const)) {
+    // Anywhere in the text, and in it read backwards (`rev`; turned before it is lowercased, as
+    // the secret was: `İ` lowercases to two characters).
+    const head = text.slice(0, MAX_WINDOW_TEXT);
+    for (const [written, back] of [
+      [head, false],
+      [reversed(head), true],
+    ] as const) {
       for (let at = 0; ; ) {
         const hit = this.within(index, written, scan, at);
         if (!hit) break;
-        found.add(back ? reversed(hit.value) : hit.value);
+        found.add(back ? reversed(asWritten(written, hit)) : asWritten(written, hit));
         at = hit.at + hit.value.length;
       }
     }
@@ -263,20 +253,31 @@ export class Provenance {
       return index.get(this.secretAt(lowered, 0, lowered.length)) !== undefined;
     };
     const holds = (form: string) => check(form) || form.split(DECODED_WORDS).some((piece) => piece.length >= MIN_SECRET_WINDOW && check(piece));
-    // What the shortest secret becomes in base64 (hex is longer): a shorter word cannot hold one
-    // encoded. (A session noted before starts were may hold secrets of no noted length.)
-    const encodedLength = backwards ? MIN_ENCODED : Math.max(MIN_ENCODED, Math.ceil(((scan.lengths[0] ?? 0) * 4) / 3));
+    // The shortest secret, and what it becomes in base64 (hex is longer): a shorter word cannot
+    // hold one with text around it, or encoded. (Only known when every secret's length is.)
+    const shortest = scan.starts ? (scan.lengths[0] ?? MAX_SECRET_WINDOW) : MIN_SECRET_WINDOW;
+    const encodedLength = Math.max(MIN_ENCODED, Math.ceil((shortest * 4) / 3));
     const looked = new Set<string>();
-    for (const word of text.split(PARAM_WORDS)) {
+    for (const match of text.matchAll(PARAM_WORD)) {
+      const word = match[0];
       if (word.length < MIN_SECRET_WINDOW || looked.has(word)) continue;
       looked.add(word);
       if (check(word)) found.add(word);
       for (const piece of word.split(/[:|=,;]+/)) if (piece !== word && piece.length >= MIN_SECRET_WINDOW && check(piece)) found.add(piece);
-      // Escaped or encoded: the word as written is the secret.
+      // With text around it in the word, as written or turned around, past the part looked through
+      // above: the secret as the word writes it.
       const decoded = word.includes("%") ? lenientDecode(word) : word;
+      const back = reversed(decoded);
+      if (decoded === word && word.length > shortest && match.index + word.length > MAX_WINDOW_TEXT) {
+        const ahead = this.within(index, word, scan);
+        if (ahead) found.add(asWritten(word, ahead));
+        const behind = this.within(index, back, scan);
+        if (behind) found.add(reversed(asWritten(back, behind)));
+      }
+      // Escaped, turned around or encoded: the word as written is the secret.
       if (
-        (decoded !== word && (holds(decoded) || this.within(index, decoded, scan))) ||
-        (backwards && holds(reversed(decoded))) ||
+        (decoded !== word && (holds(decoded) || this.within(index, decoded, scan) || this.within(index, back, scan))) ||
+        holds(back) ||
         (decoded.length >= encodedLength && encodedForms(decoded).some((form) => holds(form) || this.within(index, form, scan)))
       ) {
         found.add(word);
@@ -342,20 +343,15 @@ export class Provenance {
     return undefined;
   }
 
-  /** The lengths and starts of the secrets a session noted (`noteSecrets`), read off its index once per change. */
+  /** The lengths and starts of the secrets a session noted (`noteSecrets`); the lengths read off its index once per change. */
   private secretScan(index: ValueIndex): SecretScan {
-    const kept = this.scans.get(index);
-    if (kept && kept.changes === index.changes) return kept.scan;
+    const starts = this.starts.get(index);
+    const kept = this.lengths.get(index);
+    if (kept && kept.changes === index.changes) return { lengths: kept.lengths, starts };
     const lengths: number[] = [];
     for (let n = MIN_SECRET_WINDOW; n <= MAX_SECRET_WINDOW; n++) if (index.get(this.lengthMarks[n] as [number, number]) !== undefined) lengths.push(n);
-    let starts: Uint8Array | undefined;
-    if (index.get(this.startsMark) !== undefined) {
-      starts = new Uint8Array(START_BUCKETS);
-      for (let b = 0; b < START_BUCKETS; b++) if (index.get(this.startMarks[b] as [number, number]) !== undefined) starts[b] = 1;
-    }
-    const scan = { lengths, starts };
-    this.scans.set(index, { changes: index.changes, scan });
-    return scan;
+    this.lengths.set(index, { changes: index.changes, lengths });
+    return { lengths, starts };
   }
 
   /**
@@ -369,8 +365,8 @@ export class Provenance {
     if (shortest === undefined || text.length - from < shortest) return undefined;
     const lower = text.length > MAX_WINDOW_TEXT ? text.slice(0, MAX_WINDOW_TEXT).toLowerCase() : text.toLowerCase();
     for (let i = from; i + shortest <= lower.length; i++) {
-      // Only where a noted secret starts (a session noted before starts were: everywhere).
-      if (starts && (starts[startBucket(lower, i)] === 0 || index.get(this.startAt(lower, i, i + SECRET_START)) === undefined)) continue;
+      // Only where a noted secret starts (everywhere in a session whose starts are not known).
+      if (starts && starts[startBucket(lower, i)] === 0) continue;
       for (const n of lengths) {
         if (i + n > lower.length) break;
         const hit = index.get(this.secretAt(lower, i, i + n));
@@ -891,33 +887,44 @@ const MIN_SECRET_WINDOW = 6;
 const MAX_SECRET_WINDOW = 128;
 /** How much of one text `within` looks through. */
 const MAX_WINDOW_TEXT = 4096;
-/** How much of a secret's start `noteSecrets` marks (no more than `MIN_SECRET_WINDOW`). */
-const SECRET_START = 3;
-/** The buckets secrets' starts fall in (`startBucket`): a stretch of text is hashed only when its start's bucket holds one. */
+/** The buckets secrets' starts (their first three characters) fall in (`startBucket`): a stretch of text is hashed only when its start's bucket holds one. */
 const START_BUCKETS = 512;
 
-/** What `within` looks for: the lengths of a session's secrets, shortest first, and the buckets of their starts (unknown for a session noted before starts were). */
+/** What `within` looks for: the lengths of a session's secrets, shortest first, and the buckets of their starts (unknown for secrets noted before a restart). */
 interface SecretScan {
   readonly lengths: readonly number[];
   readonly starts: Uint8Array | undefined;
 }
 
-/** The bucket of the `SECRET_START` characters of a lowercased text at `at`. */
+/** What `within` found as the text writes it (its case), where lowercasing kept the text's length. */
+function asWritten(text: string, hit: { value: string; at: number }): string {
+  const lower = text.length > MAX_WINDOW_TEXT ? text.slice(0, MAX_WINDOW_TEXT) : text;
+  return lower.toLowerCase().length === lower.length ? lower.slice(hit.at, hit.at + hit.value.length) : hit.value;
+}
+
+/** The bucket of the three characters of a lowercased text at `at`. */
 function startBucket(text: string, at: number): number {
   return (text.charCodeAt(at) * 961 + text.charCodeAt(at + 1) * 31 + text.charCodeAt(at + 2)) & (START_BUCKETS - 1);
 }
 
-/** The text read backwards, as `rev` writes it: by characters (a surrogate pair stays in order). */
+/**
+ * The text read backwards, by characters: a surrogate pair stays in order, and so do combining
+ * marks after their letter (`İ` lowercases to `i` and a combining dot, which must stay behind it).
+ */
 function reversed(text: string): string {
   let out = "";
+  let marks = "";
   for (let i = text.length - 1; i >= 0; i--) {
     const c = text.charCodeAt(i);
-    if (c >= 0xdc00 && c <= 0xdfff && i > 0 && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff) {
-      out += text[i - 1] + text[i];
-      i--;
-    } else out += text[i];
+    if (c >= 0x300 && c <= 0x36f) {
+      marks = text[i] + marks;
+      continue;
+    }
+    const pair = c >= 0xdc00 && c <= 0xdfff && i > 0 && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff;
+    out += (pair ? text[--i] + text[i + 1] : text[i]) + marks;
+    marks = "";
   }
-  return out;
+  return out + marks;
 }
 
 /** Percent escapes decoded where they are valid UTF-8; the rest of the text as written. */
@@ -938,8 +945,8 @@ function lenientDecode(text: string): string {
 
 /** How much of a call's parameters `secretsIn` reads. */
 const SECRET_SCAN = 16 * 1024;
-/** What separates the words of a call's parameters: spaces, quotes, a URL's and a shell's punctuation. */
-const PARAM_WORDS = /[\s"'`?&/<>()[\]{}$]+/;
+/** A word of a call's parameters: what spaces, quotes, a URL's and a shell's punctuation separate. */
+const PARAM_WORD = /[^\s"'`?&/<>()[\]{}$]+/g;
 /** What separates a decoded value's words: a setting's name, quotes, JSON's punctuation, lines. */
 const DECODED_WORDS = /[\s:|=&"'{},;]+/;
 /** The shortest encoded part worth decoding: what six characters of a secret become. */

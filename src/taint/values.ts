@@ -29,6 +29,7 @@ const MAX_GROUPS = 8;
 
 const SPACE = 32;
 const QUOTE = 34;
+const PERCENT = 37;
 const APOS = 39;
 const LPAREN = 40;
 const RPAREN = 41;
@@ -180,8 +181,24 @@ function keepsWord(text: string, c: number, i: number, end: number, url: boolean
     return c === COMMA ? isDigit(prev) && isDigit(next) : isAlnum(prev) && isAlnum(next);
   }
   if (!url) return false;
+  // An IPv6 address in brackets straight after `//` is the URL's host (http://[::1]:3000/).
+  if (c === LBRACKET) return text.charCodeAt(i - 1) === SLASH && text.charCodeAt(i - 2) === SLASH;
+  if (c === RBRACKET) return closesHost(text, i);
   return c === LPAREN || (c === RPAREN && depth > 0);
 }
+
+/** Whether the `]` at `i` closes a bracketed host opened straight after `//` (an address, a zone: `[fe80::1%25eth0]`). */
+function closesHost(text: string, i: number): boolean {
+  for (let j = i - 1; j >= 2 && i - j <= MAX_BRACKETED_HOST; j--) {
+    const c = text.charCodeAt(j);
+    if (c === LBRACKET) return text.charCodeAt(j - 1) === SLASH && text.charCodeAt(j - 2) === SLASH;
+    if (!isAlnum(c) && c !== COLON && c !== DOT && c !== PERCENT) return false;
+  }
+  return false;
+}
+
+/** The longest bracketed host `closesHost` looks back over: an IPv6 address with a zone. */
+const MAX_BRACKETED_HOST = 64;
 
 function word(w: string, emit: (value: string) => void, dir: string | undefined): void {
   if (w.length < 2) return;

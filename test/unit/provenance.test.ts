@@ -765,7 +765,7 @@ describe("engine: provenance-aware decisions", () => {
   });
 
   it("this machine is one host however it is written: localhost, 127.0.0.1, [::1] and 0.0.0.0 reach the same service on a port", () => {
-    for (const named of ["http://localhost:3000", "127.0.0.1:3000", "http://0.0.0.0:3000/"]) {
+    for (const named of ["http://localhost:3000", "127.0.0.1:3000", "http://0.0.0.0:3000/", "http://[::1]:3000/"]) {
       const { engine } = makeEngine(ENFORCE);
       ownerSays(engine, `Is the dev server on ${named} healthy? Check https://status.example.org/incidents too`);
       result(
@@ -859,6 +859,9 @@ describe("engine: provenance-aware decisions", () => {
     const b64 = Buffer.from("Wint3r-Birch-22").toString("base64");
     expect(hidden(`${prose(60)} ${b64} ${prose(2)}`)).toEqual([b64.toLowerCase()]);
     expect(hidden(`${prose(60)} Wint3r%2DBirch%2D22 ${prose(2)}`)).toEqual(["wint3r%2dbirch%2d22"]);
+    // Backwards or forwards with text around it in one word, past the first 4 KB.
+    expect(hidden(`${prose(60)} x22-hcriB-r3tniWy ${prose(2)}`)).toEqual(["22-hcrib-r3tniw"]);
+    expect(hidden(`${prose(60)} xxWint3r-Birch-22yy ${prose(2)}`)).toEqual(["wint3r-birch-22"]);
     // Ordinary text hides nothing.
     expect(hidden(prose(60))).toBeUndefined();
     // A secret of another length read after those calls is looked for too.
@@ -866,7 +869,23 @@ describe("engine: provenance-aware decisions", () => {
     expect(hidden(`${prose(3)}key:sk_live_4eC39HqLyjWDarjtT1zdp7dc.${prose(3)}`)).toContain("sk_live_4ec39hqlyjwdarjtt1zdp7dc");
   });
 
-  it("a session whose secret was noted by an earlier release (no starts, no backwards form) is still looked through everywhere and backwards", () => {
+  it("a secret with a letter that lowercases to two characters is found backwards and hidden as written", () => {
+    const { engine, auditFile } = makeEngine(ENFORCE);
+    ownerSays(engine, "Write up the migration notes");
+    result(engine, "read", { path: ".env" }, "DB_PASSWORD=İSTANBUL-2024x", "r1");
+    for (const [i, written] of ["pw=xİSTANBUL-2024xy", "pw=xx4202-LUBNATSİy"].entries()) {
+      const d = engine.gate(call("write", { toolCallId: `w${i}`, params: { path: "notes/a.md", content: `old ${written} until May` } }));
+      expect(d.hidden, written).toBeDefined();
+    }
+    engine.flush();
+    const lines = readFileSync(auditFile, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"w0"') || l.includes('"w1"'));
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line).not.toMatch(/STANBUL|LUBNATS/i);
+  });
+
+  it("a session whose secrets were noted before a restart (no starts known) is still looked through everywhere and backwards", () => {
     const { engine } = makeEngine(ENFORCE);
     ownerSays(engine, "Write up the database migration notes");
     const state = engine.store.peek(MAIN);

@@ -194,6 +194,16 @@ describe("addresses and URLs however they are written", () => {
     expect(values(`found ${long}.`)).toContain(long);
   });
 
+  it("a URL whose host is an IPv6 address in brackets is one URL; other brackets still end a word", () => {
+    expect(values("is http://[::1]:3000/ up?")).toEqual(expect.arrayContaining(["http://[::1]:3000", "localhost:3000"]));
+    expect(values("x http://[2001:db8::1]/api?y=1 done")).toContain("http://[2001:db8::1]/api?y=1");
+    expect(matches(large("the API is at http://[fd00::20]:8080/v1 now"), "http://[fd00::20]:8080/v1/health")).toBe(true);
+    // A bracket anywhere else in a URL, or outside one, ends the word as before.
+    expect(values("[link](http://example.com/a[1])")).toContain("http://example.com/a");
+    expect(values("arr[1] http://host/x]")).toContain("http://host/x");
+    expect(values("on [::1]:3000 ok")).not.toContain("localhost:3000");
+  });
+
   it("a URL written without its scheme names its host", () => {
     expect(matches("pricing at example.com/pricing", "example.com")).toBe(true);
     expect(matches("the file src/date.ts", "date.ts")).toBe(false);
