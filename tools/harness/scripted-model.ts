@@ -97,10 +97,21 @@ export function messageText(message: ChatMessage | undefined): string {
 
 // OpenClaw appends its own context as an extra user message; it is not what the user said.
 const INTERNAL_CONTEXT = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
+/**
+ * Prompts OpenClaw writes itself to continue a run it retried or whose plugin runtime it refreshed
+ * (after a timestamp): the run goes on with the user's last message, so a script step keyed on
+ * that message answers it.
+ */
+const HOST_CONTINUATION =
+  /^(?:\[[^\]]*\]\s*)?(?:Continue the current task from the existing transcript|The plugin runtime has been refreshed\. Continue the current task)/;
 
-/** Text of the last user message that is not OpenClaw's injected internal context. */
+/** Text of the last user message that is not OpenClaw's injected internal context or its own continuation prompt. */
 export function lastUserText(body: ChatRequestBody): string {
-  const users = body.messages.filter((m) => m.role === "user" && !messageText(m).trimStart().startsWith(INTERNAL_CONTEXT));
+  const users = body.messages.filter((m) => {
+    if (m.role !== "user") return false;
+    const text = messageText(m).trimStart();
+    return !text.startsWith(INTERNAL_CONTEXT) && !HOST_CONTINUATION.test(text);
+  });
   return messageText(users[users.length - 1]);
 }
 
