@@ -133,8 +133,12 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
     caseInsensitive: platform === "darwin" || platform === "win32",
   };
 
-  /** A path as spelled, absolute (`spell`), by agent and raw text: the same every time, and read on every call. */
-  const spellings = new Map<string, string | null>();
+  /**
+   * A path as spelled, absolute (`spell`), by agent and then raw text: the same every time, and read
+   * on every call (two lookups, no key built per call).
+   */
+  const spellings = new Map<string, Map<string, string | null>>();
+  let spelledCount = 0;
   const spell = (raw: string, agentId: string | undefined): string | null | undefined => {
     let p = raw.trim();
     if (!p) return undefined;
@@ -156,15 +160,22 @@ export function hostEnvironment(inputs: HostEnvInputs): CallHost {
   const resolver: PathResolver = {
     resolve(raw, agentId, existing = false) {
       if (typeof raw !== "string" || raw.includes("\u0000")) return undefined;
-      const key = raw.length <= MAX_SPELLED_KEY ? `${agentId ?? ""}\u0000${raw}` : undefined;
-      let spelled = key !== undefined ? spellings.get(key) : undefined;
+      const cacheable = raw.length <= MAX_SPELLED_KEY;
+      const agentKey = agentId ?? "";
+      let spelled = cacheable ? spellings.get(agentKey)?.get(raw) : undefined;
       if (spelled === undefined) {
         const found = spell(raw, agentId);
         if (found === undefined) return undefined;
         spelled = found;
-        if (key !== undefined) {
-          if (spellings.size >= MAX_SPELLINGS) spellings.clear();
-          spellings.set(key, spelled);
+        if (cacheable) {
+          if (spelledCount >= MAX_SPELLINGS) {
+            spellings.clear();
+            spelledCount = 0;
+          }
+          let byRaw = spellings.get(agentKey);
+          if (byRaw === undefined) spellings.set(agentKey, (byRaw = new Map()));
+          byRaw.set(raw, spelled);
+          spelledCount++;
         }
       }
       // Not a local path: a URL other than file://.

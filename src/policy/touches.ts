@@ -245,7 +245,9 @@ export function callFacts(
   const touches: Touch[] = [];
   const reads: FileRef[] = [];
   const writes: FileRef[] = [];
+  // What was visited: the first path as it is, a set from the second on (most calls name one path).
   let seen: Set<string> | undefined;
+  let firstKey: string | undefined;
   let count = 0;
   const copies: FileCopy[] = [];
   let command: CommandFacts | undefined;
@@ -263,19 +265,19 @@ export function callFacts(
       touches.push({ kind: "unreadable-path", argument: at, value: `more than ${MAX_PATHS_PER_CALL} paths`, label: "too many paths to check" });
       return false;
     }
-    const key = `${access}\u0000${path}`;
-    seen ??= new Set();
-    if (seen.has(key)) return true;
-    seen.add(key);
+    if (count === 1) firstKey = access === "write" ? `w${path}` : `r${path}`;
+    else {
+      const key = access === "write" ? `w${path}` : `r${path}`;
+      seen ??= new Set([firstKey as string]);
+      if (seen.has(key)) return true;
+      seen.add(key);
+    }
     const forms = touchesOf(path, at, access, agentId, env, touches, below);
-    (access === "write" ? writes : reads).push({
-      argument: at,
-      raw: path,
-      forms: forms ?? [],
-      ...(outside ? { outside } : {}),
-      ...(listing ? { listing } : {}),
-      ...(inPlace ? { inPlace } : {}),
-    });
+    const ref: { -readonly [K in keyof FileRef]: FileRef[K] } = { argument: at, raw: path, forms: forms ?? [] };
+    if (outside) ref.outside = outside;
+    if (listing) ref.listing = listing;
+    if (inPlace) ref.inPlace = inPlace;
+    (access === "write" ? writes : reads).push(ref);
     return true;
   };
   for (const arg of args) {

@@ -543,18 +543,24 @@ export class SessionTaint {
   /** Records what a decided call means for trust: a message into another session, a spawn, a result to expect. */
   afterCall(call: ToolCall, tool: ResolvedTool, decision: Decision, facts?: CallFacts): void {
     if (call.toolCallId) {
-      const mode = facts?.modes.find((m) => m.output !== undefined);
-      const output = mode?.output;
-      this.calls.set(call.sessionKey, call.toolCallId, {
+      // Built field by field: this runs on every call.
+      const memo: { -readonly [K in keyof CallMemo]: CallMemo[K] } = {
         tool,
         blocked: decision.outcome !== "allow",
         paramsRef: tool.via ? call.params : undefined,
         decision,
         agentId: call.agentId,
-        ...(facts && (facts.reads.length > 0 || facts.writes.length > 0 || facts.command) ? { facts } : {}),
-        ...(output ? { output } : {}),
-        ...(mode?.quotes ? { quotes: mode.quotes } : {}),
-      });
+      };
+      if (facts) {
+        if (facts.reads.length > 0 || facts.writes.length > 0 || facts.command) memo.facts = facts;
+        for (const mode of facts.modes) {
+          if (mode.output === undefined) continue;
+          memo.output = mode.output;
+          if (mode.quotes) memo.quotes = mode.quotes;
+          break;
+        }
+      }
+      this.calls.set(call.sessionKey, call.toolCallId, memo);
       if (decision.outcome === "allow" && call.sessionKey && !this.resultHooksLive) this.notePendingResult(call.sessionKey, call.toolCallId, call.isSubagent);
     }
     if (decision.outcome !== "allow") return;
