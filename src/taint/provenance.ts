@@ -860,7 +860,23 @@ export class Provenance {
     // A web address's host names the site, not whoever its path names: only a URL or a host is
     // endorsed by its host (a recipient https://t.me/name is not endorsed by the owner's t.me page).
     const byHost = arg.role === "url" || arg.role === "host" || !URL_SHAPED.test(arg.raw.trim());
-    for (const form of byHost ? whole : whole.slice(0, 1)) consider(form);
+    for (const form of byHost ? whole : whole.slice(0, 1)) {
+      if (form.startsWith(LOCAL_ANY_PORT)) continue;
+      consider(form);
+    }
+    // This machine named with no port (`localhost`, `127.0.0.1`) endorses a service on it only
+    // together with its port: the gateway, a database or a container engine listens here too, and
+    // naming the machine is not naming them. The port counts as it was seen (the project's own
+    // config, a log), at the lower of the two.
+    if (byHost && whole.includes(`${LOCAL_ANY_PORT}`)) {
+      const machine = index.get(this.hasher.hash(LOCAL_ANY_PORT));
+      const port = whole.find((form) => form.startsWith("localhost:") && form !== LOCAL_ANY_PORT)?.slice("localhost:".length);
+      const portHit = port !== undefined ? index.get(this.hasher.hash(port)) : undefined;
+      if (machine && portHit) {
+        const hit = trustRank(portHit.level) < trustRank(machine.level) ? portHit : machine;
+        if (!best || trustRank(hit.level) > trustRank(best.level)) best = hit;
+      }
+    }
     if (arg.relative !== undefined) consider(normalizePath(arg.relative).toLowerCase());
     for (const path of arg.resolved ?? []) consider(path.toLowerCase());
     // A host on a private network counts as named by its short name too: `ssh web-1` reaches the same machine.
@@ -881,6 +897,9 @@ export class Provenance {
     return all;
   }
 }
+
+/** This machine named with no port, as the value index keeps it (`values.ts`, `thisMachine`). */
+const LOCAL_ANY_PORT = "localhost:*";
 
 /** The shortest and longest secret `within` looks for anywhere in a text (longer ones: whole pieces only). */
 const MIN_SECRET_WINDOW = 6;
