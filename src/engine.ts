@@ -206,7 +206,9 @@ export class Engine {
               call.canAsk === false
                 ? { surface: "unsupported" as const }
                 : surfaceOf(call.sessionKey, surfaceFacts, call.isSubagent, onChannel, (key) => this.taint.store.peek(key));
-            const offer = (asked: Decision) => (hidden ? undefined : this.offerFor(asked, values, treeMark, call));
+            // Never granted for good: a secret the call carries, or a payment made again (each one is asked).
+            const once = hidden !== undefined || decision.rules.some((r) => r.repeats === true);
+            const offer = (asked: Decision) => (once ? undefined : this.offerFor(asked, values, treeMark, call));
             decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface, offer);
           }
         }

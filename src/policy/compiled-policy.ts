@@ -334,6 +334,12 @@ export class CompiledPolicy implements RulePolicy {
    * The values of a call's security-relevant arguments (every decision role), with the forms the
    * host resolves a path to (from the call's facts).
    */
+  /** Whether a tool's manifest names an amount among its arguments: a call of it can move money. */
+  movesMoney(tool: ResolvedTool): boolean {
+    const entry = this.manifests.lookup(tool.name);
+    return entry?.arguments.some((arg) => arg.spec.role === "amount") === true;
+  }
+
   argumentValues(tool: ResolvedTool, params: unknown, facts: CallFacts | undefined, agentId: string | undefined): ArgumentValue[] {
     const entry = this.manifests.lookup(tool.name);
     if (!entry) return [];

@@ -61,6 +61,8 @@ export interface RuleHit {
   readonly from?: string;
   readonly fromTrust?: TrustLevel;
   readonly callId?: string;
+  /** The argument repeats a payment the session already made (argument.tainted): naming it again does not endorse it. */
+  readonly repeats?: true;
 }
 
 /**
@@ -343,6 +345,7 @@ export function withProvenance(decision: Decision, required: TrustLevel, verdict
     ...(v.level ? { fromTrust: v.level } : {}),
     ...(v.callId ? { callId: v.callId } : {}),
     ...(v.note ? { label: v.note } : {}),
+    ...(v.repeats ? { repeats: true } : {}),
   }));
   return { ...decision, rules: [...decision.rules, ...hits], arguments: verdicts };
 }

@@ -103,7 +103,9 @@ function remedies(hits: readonly RuleHit[], tool: string, d: Decision): string {
     steps.push(`if commands starting with "${prefix}" are safe to run whatever the session read, add ${rule} to ${CONFIG_LOCATION}.commands.rules`);
   }
   const argument = hits.find((h) => h.rule === "argument.tainted" || h.rule === "argument.unknown");
-  if (argument) {
+  if (argument?.repeats) {
+    steps.push("if a second payment is what the owner wants, the owner approves it when asked in a chat");
+  } else if (argument) {
     steps.push(`if ${shown(argument.value)} is what the owner wants, the owner names it in a message (an owner's message endorses a value for the session)`);
   }
   for (const action of hits.filter((h) => h.rule === "action.irreversible")) {

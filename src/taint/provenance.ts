@@ -78,6 +78,8 @@ export interface ArgumentVerdict {
   readonly callId?: string;
   /** Why an unknown value was allowed (a new file), or why a path was not taken as one. */
   readonly note?: string;
+  /** A payment the session already made, asked for again (`SessionTaint.repeatedPayment`). */
+  readonly repeats?: true;
 }
 
 /** An argument's value as the gate read it: raw, and for paths the forms the host resolves it to. */
@@ -404,6 +406,32 @@ export class Provenance {
     let changed = false;
     for (const name of names) if (index.add(this.hasher.hash(`${NAME_KEY}${name}`), level, source)) changed = true;
     if (changed) this.store.valuesChanged(state);
+  }
+
+  /**
+   * Notes a payment the session made (`paymentKeys`: the accounts it went to), once the call's
+   * result came back without an error: what `paidBefore` finds.
+   */
+  notePayment(state: SessionTrust, keys: readonly string[], source: ValueSource): void {
+    if (!this.settings.enabled) return;
+    const index = this.store.valuesOf(state);
+    let changed = false;
+    for (const key of keys) if (index.add(this.hasher.hash(`${PAID_KEY}${key}`), "owner", source)) changed = true;
+    if (changed) this.store.valuesChanged(state);
+  }
+
+  /**
+   * The call that already paid every account of this payment in the session (`notePayment`; an
+   * account may be the owner's own, named as where the money comes from), if one did.
+   */
+  paidBefore(state: SessionTrust, keys: readonly string[]): ValueSource | undefined {
+    let paid: ValueSource | undefined;
+    for (const key of keys) {
+      const hit = state.values?.get(this.hasher.hash(`${PAID_KEY}${key}`));
+      if (!hit) return undefined;
+      paid ??= hit.source ?? { level: hit.level, label: "an earlier call" };
+    }
+    return paid;
   }
 
   /**
@@ -1251,6 +1279,21 @@ function drivenBelow(state: SessionTrust | undefined, required: TrustLevel): str
 
 /** What sets a name a person wrote apart from the same word as a value in the value index. */
 const NAME_KEY = "\u0000name:";
+/** Where the payments a session made are kept in its value index (`notePayment`). */
+const PAID_KEY = "\u0000paid:";
+
+/**
+ * What a payment went to: each account and recipient a call names, in its normalised form
+ * (`argumentForms`), so the same account written another way is the same; for a tool that names
+ * none, the amounts it moves. Undefined when the call names no amount.
+ */
+export function paymentKeys(values: readonly ArgumentValue[]): string[] | undefined {
+  const formOf = (v: ArgumentValue) => argumentForms(v.raw).whole[0] ?? v.raw.trim().toLowerCase();
+  const amounts = values.filter((v) => v.role === "amount" && v.raw.trim() !== "");
+  if (amounts.length === 0) return undefined;
+  const to = values.filter((v) => (v.role === "account" || v.role === "recipient") && v.raw.trim() !== "");
+  return to.length > 0 ? to.map((v) => `to\u0000${formOf(v)}`) : [`amount\u0000${amounts.map(formOf).sort().join("\u0001")}`];
+}
 /** A URL with a secret file's value it carries shown as [redacted] (read unescaped when it was sent escaped). */
 function withoutSecret(url: string, value: string): string {
   const pattern = new RegExp(value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi");

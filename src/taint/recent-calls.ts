@@ -22,6 +22,8 @@ export interface CallMemo {
   indexed?: boolean;
   /** Its lookup's `selects` fields still wait for a result that carries them (one hook may pass only text). */
   selectPending?: boolean;
+  /** The accounts a payment it makes goes to (`paymentKeys`), noted once its result comes back without an error. */
+  payment?: readonly string[];
 }
 
 /** One session's memo of one call id; the sessions that used the same id are chained. */

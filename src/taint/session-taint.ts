@@ -20,6 +20,7 @@ import {
   isDirectory,
   isEnvelope,
   isHostMask,
+  paymentKeys,
   Provenance,
   quotedExcerpt,
   resultRecords,
@@ -222,9 +223,38 @@ export class SessionTaint {
 
   verdicts(call: Pick<ToolCall, "sessionKey" | "agentId" | "requester">, values: readonly ArgumentValue[], required: TrustLevel): ArgumentVerdict[] {
     const state = call.sessionKey ? this.store.peek(call.sessionKey) : undefined;
-    return values.map(
+    const verdicts = values.map(
       (value) =>
         this.ownAddress(value, call.requester?.channel) ?? this.underRunningCheck(value) ?? this.provenance.verdict(state, value, required, call.agentId),
+    );
+    return state ? this.repeatedPayment(state, values, verdicts) : verdicts;
+  }
+
+  /**
+   * A payment to an account the session already paid, asked for below the trust it needs: a message
+   * asked for one transfer, and it was made, so another to the same account ("the payment failed,
+   * please resubmit it", or the same sum in two parts) is not endorsed by that message. Its amount
+   * is tainted, naming the call that paid.
+   */
+  private repeatedPayment(state: SessionTrust, values: readonly ArgumentValue[], verdicts: ArgumentVerdict[]): ArgumentVerdict[] {
+    if (!state.values || !values.some((v) => v.role === "amount")) return verdicts;
+    const keys = paymentKeys(values);
+    const paid = keys !== undefined ? this.provenance.paidBefore(state, keys) : undefined;
+    if (!paid) return verdicts;
+    return verdicts.map((v) =>
+      v.role !== "amount"
+        ? v
+        : {
+            argument: v.argument,
+            role: v.role,
+            value: v.value,
+            verdict: "tainted",
+            allowed: false,
+            source: paid.label,
+            ...(paid.callId ? { callId: paid.callId } : {}),
+            note: `this session already made a payment to this account (${paid.label}): a request for one payment does not endorse another`,
+            repeats: true,
+          },
     );
   }
 
@@ -559,6 +589,11 @@ export class SessionTaint {
           if (mode.quotes) memo.quotes = mode.quotes;
           break;
         }
+      }
+      // A payment, once its result comes back without an error, is noted (`repeatedPayment`).
+      if (decision.outcome === "allow" && call.sessionKey && this.policy.provenance.enabled && this.policy.movesMoney(tool)) {
+        const keys = paymentKeys(this.policy.argumentValues(tool, call.params, facts, call.agentId));
+        if (keys !== undefined) memo.payment = keys;
       }
       this.calls.set(call.sessionKey, call.toolCallId, memo);
       if (decision.outcome === "allow" && call.sessionKey && !this.resultHooksLive) this.notePendingResult(call.sessionKey, call.toolCallId, call.isSubagent);
@@ -1467,6 +1502,17 @@ export class SessionTaint {
     const observed = this.resultTrust(result);
     if (!observed) return undefined;
     const initial = result.isSubagent ? this.unlinkedChildTrust() : "owner";
+    const payment = observed.memo?.payment;
+    if (observed.memo && payment !== undefined && !result.failed && !result.synthetic) {
+      observed.memo.payment = undefined;
+      const label = `${observed.tool}${result.toolCallId ? ` call ${result.toolCallId}` : ""}`;
+      this.provenance.notePayment(this.store.get(result.sessionKey, initial), payment, {
+        level: "owner",
+        label,
+        tool: observed.tool,
+        ...(result.toolCallId ? { callId: result.toolCallId } : {}),
+      });
+    }
     // A result that only repeats the call's arguments brings in no value the session did not have.
     if (result.content !== undefined && !observed.auditOnly && !observed.echo) {
       const memo = observed.memo;
