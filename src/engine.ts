@@ -191,7 +191,9 @@ export class Engine {
         const canGrant = askable(decision);
         const values = canGrant ? policy.argumentValues(tool, call.params, facts, call.agentId) : [];
         const treeMark = canGrant ? this.taint.treeMark(facts) : undefined;
-        const granted = canGrant ? this.grantsFor(decision, values, call, treeMark) : undefined;
+        // A payment to an account the session already paid is asked each time: no grant answers it.
+        const repeats = decision.rules.some((r) => r.repeats === true);
+        const granted = canGrant && !repeats ? this.grantsFor(decision, values, call, treeMark) : undefined;
         if (granted) {
           decision = granted;
         } else {
@@ -207,7 +209,7 @@ export class Engine {
                 ? { surface: "unsupported" as const }
                 : surfaceOf(call.sessionKey, surfaceFacts, call.isSubagent, onChannel, (key) => this.taint.store.peek(key));
             // Never granted for good: a secret the call carries, or a payment made again (each one is asked).
-            const once = hidden !== undefined || decision.rules.some((r) => r.repeats === true);
+            const once = hidden !== undefined || repeats;
             const offer = (asked: Decision) => (once ? undefined : this.offerFor(asked, values, treeMark, call));
             decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface, offer);
           }

@@ -9,7 +9,18 @@ import { checkScope, fileHead, loadedFromAbove, type ScopeTree } from "./check-s
 import { codeLevel, GIT_DIR_PART, type FileLabel, type FileLabels } from "./file-labels.ts";
 import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
-import { argumentForms, isTrivialText, normalizePath, onPrivateNetwork, personNames, privateShortName, scanValues, secretValues } from "./values.ts";
+import {
+  argumentForms,
+  isThisMachine,
+  isTrivialText,
+  normalizePath,
+  onPrivateNetwork,
+  personNames,
+  portsIn,
+  privateShortName,
+  scanValues,
+  secretValues,
+} from "./values.ts";
 import { valueHasher, type ValueHasher, type ValueIndex, type ValueSource } from "./value-index.ts";
 
 /**
@@ -169,6 +180,8 @@ export class Provenance {
       this.settings.scanBytes,
       dir,
     );
+    // Ports written as ports, apart from other numbers (`lookup`: this machine named without one).
+    if (text.length > 0) for (const port of portsIn(text)) if (index.add(this.hasher.hash(`${PORT_KEY}${port}`), level, source)) changed = true;
     if (changed) this.store.valuesChanged(state);
     return false;
   }
@@ -409,8 +422,8 @@ export class Provenance {
   }
 
   /**
-   * Notes a payment the session made (`paymentKeys`: the accounts it went to), once the call's
-   * result came back without an error: what `paidBefore` finds.
+   * Notes a payment the session made (`paymentNotes`), once the call's result came back without an
+   * error: what `paid` finds.
    */
   notePayment(state: SessionTrust, keys: readonly string[], source: ValueSource): void {
     if (!this.settings.enabled) return;
@@ -420,18 +433,10 @@ export class Provenance {
     if (changed) this.store.valuesChanged(state);
   }
 
-  /**
-   * The call that already paid every account of this payment in the session (`notePayment`; an
-   * account may be the owner's own, named as where the money comes from), if one did.
-   */
-  paidBefore(state: SessionTrust, keys: readonly string[]): ValueSource | undefined {
-    let paid: ValueSource | undefined;
-    for (const key of keys) {
-      const hit = state.values?.get(this.hasher.hash(`${PAID_KEY}${key}`));
-      if (!hit) return undefined;
-      paid ??= hit.source ?? { level: hit.level, label: "an earlier call" };
-    }
-    return paid;
+  /** The call that made a payment noted under `key` (`paymentNotes`) in the session, if one did. */
+  paid(state: SessionTrust, key: string): ValueSource | undefined {
+    const hit = state.values?.get(this.hasher.hash(`${PAID_KEY}${key}`));
+    return hit ? (hit.source ?? { level: hit.level, label: "an earlier call" }) : undefined;
   }
 
   /**
@@ -888,20 +893,25 @@ export class Provenance {
     // A web address's host names the site, not whoever its path names: only a URL or a host is
     // endorsed by its host (a recipient https://t.me/name is not endorsed by the owner's t.me page).
     const byHost = arg.role === "url" || arg.role === "host" || !URL_SHAPED.test(arg.raw.trim());
-    for (const form of byHost ? whole : whole.slice(0, 1)) {
+    // A host argument on this machine (`ssh localhost`, `redis-cli -h 127.0.0.1`) is not another
+    // host: a command there runs here, on a port the argument does not say. Only the owner can tell.
+    const here = arg.role === "host" && isThisMachine(arg.raw);
+    for (const form of byHost && !here ? whole : whole.slice(0, here ? 0 : 1)) {
       if (form.startsWith(LOCAL_ANY_PORT)) continue;
       consider(form);
     }
     // This machine named with no port (`localhost`, `127.0.0.1`) endorses a service on it only
-    // together with its port: the gateway, a database or a container engine listens here too, and
-    // naming the machine is not naming them. The port counts as it was seen (the project's own
-    // config, a log), at the lower of the two.
-    if (byHost && whole.includes(`${LOCAL_ANY_PORT}`)) {
+    // together with its port, written as a port (`port: 5173`, `PORT=3000`, `--port`, a published
+    // container port) in input at the trust needed, at the lower of the two, or the web's own ports
+    // (80, 443): the gateway, a database or a container engine listens here too, and naming the
+    // machine is not naming them.
+    if (byHost && whole.includes(LOCAL_ANY_PORT)) {
       const machine = index.get(this.hasher.hash(LOCAL_ANY_PORT));
       const port = whole.find((form) => form.startsWith("localhost:") && form !== LOCAL_ANY_PORT)?.slice("localhost:".length);
-      const portHit = port !== undefined ? index.get(this.hasher.hash(port)) : undefined;
-      if (machine && portHit) {
-        const hit = trustRank(portHit.level) < trustRank(machine.level) ? portHit : machine;
+      const web = port === "80" || port === "443";
+      const portHit = port !== undefined && !web ? index.get(this.hasher.hash(`${PORT_KEY}${port}`)) : undefined;
+      if (machine && (web || portHit)) {
+        const hit = portHit && trustRank(portHit.level) < trustRank(machine.level) ? portHit : machine;
         if (!best || trustRank(hit.level) > trustRank(best.level)) best = hit;
       }
     }
@@ -928,6 +938,8 @@ export class Provenance {
 
 /** This machine named with no port, as the value index keeps it (`values.ts`, `thisMachine`). */
 const LOCAL_ANY_PORT = "localhost:*";
+/** Where a port written as one is kept in the value index (`portsIn`). */
+const PORT_KEY = "\u0000port:";
 
 /** The shortest and longest secret `within` looks for anywhere in a text (longer ones: whole pieces only). */
 const MIN_SECRET_WINDOW = 6;
@@ -1282,17 +1294,46 @@ const NAME_KEY = "\u0000name:";
 /** Where the payments a session made are kept in its value index (`notePayment`). */
 const PAID_KEY = "\u0000paid:";
 
-/**
- * What a payment went to: each account and recipient a call names, in its normalised form
- * (`argumentForms`), so the same account written another way is the same; for a tool that names
- * none, the amounts it moves. Undefined when the call names no amount.
- */
-export function paymentKeys(values: readonly ArgumentValue[]): string[] | undefined {
-  const formOf = (v: ArgumentValue) => argumentForms(v.raw).whole[0] ?? v.raw.trim().toLowerCase();
+/** A payment a call makes: the normal forms of each account and recipient it names, and its amounts. */
+export interface Payment {
+  readonly accounts: readonly (readonly string[])[];
+  /** Its amounts in their canonical forms (`argumentForms`), sorted and joined. */
+  readonly amount: string;
+}
+
+/** The payment a call makes (`Payment`), or undefined when it names no amount. */
+export function paymentOf(values: readonly ArgumentValue[]): Payment | undefined {
   const amounts = values.filter((v) => v.role === "amount" && v.raw.trim() !== "");
   if (amounts.length === 0) return undefined;
-  const to = values.filter((v) => (v.role === "account" || v.role === "recipient") && v.raw.trim() !== "");
-  return to.length > 0 ? to.map((v) => `to\u0000${formOf(v)}`) : [`amount\u0000${amounts.map(formOf).sort().join("\u0001")}`];
+  // Every form an endorsement could match, the words of a value of several too ("IBAN NL69 ...").
+  const forms = (v: ArgumentValue) => {
+    const raw = v.raw.trim().replace(/[.,;:]+$/, "");
+    const { whole, words } = argumentForms(raw);
+    // And written without its spaces or a label in front ("IBAN: NL69 ABNA ...").
+    const bare = raw.replace(/^[a-z]{2,12}:?\s+(?=\S*\d)/i, "").replace(/\s+/g, "");
+    const all = [...whole, ...words.flat(), ...(bare !== raw ? argumentForms(bare).whole : [])];
+    return all.length > 0 ? all : [raw.toLowerCase()];
+  };
+  const accounts = values.filter((v) => (v.role === "account" || v.role === "recipient") && v.raw.trim() !== "").map(forms);
+  return {
+    accounts,
+    amount: amounts
+      .map((v) => argumentForms(v.raw).whole[0] ?? v.raw.trim().toLowerCase())
+      .sort()
+      .join("\u0001"),
+  };
+}
+
+/**
+ * The keys a payment that was made is noted under (`Provenance.notePayment`): each form of each
+ * account, alone and with the amount; for a tool that names no account, the amount and that a
+ * payment was made at all.
+ */
+export function paymentNotes(payment: Payment): string[] {
+  if (payment.accounts.length === 0) return ["any", `amount\u0000${payment.amount}`];
+  const out: string[] = [];
+  for (const forms of payment.accounts) for (const form of forms) out.push(`to\u0000${form}`, `to\u0000${form}\u0000${payment.amount}`);
+  return out;
 }
 /** A URL with a secret file's value it carries shown as [redacted] (read unescaped when it was sent escaped). */
 function withoutSecret(url: string, value: string): string {

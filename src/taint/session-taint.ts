@@ -20,7 +20,8 @@ import {
   isDirectory,
   isEnvelope,
   isHostMask,
-  paymentKeys,
+  paymentNotes,
+  paymentOf,
   Provenance,
   quotedExcerpt,
   resultRecords,
@@ -34,6 +35,7 @@ import {
 import { GATEWAY_CHANNEL, RequesterLog, type RequesterBasis, type RequesterTrust } from "./requester.ts";
 import type { FileLabel } from "./file-labels.ts";
 import { WorkTreeUpdates } from "./work-tree-updates.ts";
+import type { ValueSource } from "./value-index.ts";
 import type { CompiledSelect, ManifestEntry } from "../policy/manifests.ts";
 
 /**
@@ -114,6 +116,9 @@ interface PendingSpawn {
 /** At most this many harness names are kept (the oldest go first). */
 const MAX_HARNESS_NAMES = 256;
 const MAX_PENDING_SPAWNS = 64;
+/** Sessions, and payments per session, whose results `pendingPayments` waits for. */
+const MAX_PENDING_PAYMENT_SESSIONS = 1024;
+const MAX_PENDING_PAYMENTS = 32;
 const MAX_PENDING_RESULTS = 64;
 const MAX_PENDING_MESSAGES = 16;
 const OWNER_VIEW: SessionView = Object.freeze({ trust: "owner", lowered: [] as TaintSource[] });
@@ -147,6 +152,11 @@ export class SessionTaint {
   private readonly now: () => number;
   /** Recent decided calls: results of blocked calls do not taint, tool_call results use the inner tool. */
   private readonly calls = new RecentCalls(20_000);
+  /**
+   * Payments allowed whose results have not come back, by session and call id (`repeatedPayment`):
+   * two copies in one model step are both gated before either result arrives. In memory, bounded.
+   */
+  private readonly pendingPayments = new Map<string, Map<string, { tool: string; keys: readonly string[] }>>();
   private readonly background = new BackgroundRuns();
   /** Checks of the project allowed below owner that the host left running, by session and run id: the trusted directories they run. */
   private readonly runningChecks = new Map<string, string[]>();
@@ -227,20 +237,66 @@ export class SessionTaint {
       (value) =>
         this.ownAddress(value, call.requester?.channel) ?? this.underRunningCheck(value) ?? this.provenance.verdict(state, value, required, call.agentId),
     );
-    return state ? this.repeatedPayment(state, values, verdicts) : verdicts;
+    return state ? this.repeatedPayment(state, values, verdicts, required) : verdicts;
+  }
+
+  private notePendingPayment(sessionKey: string, callId: string, tool: string, keys: readonly string[]): void {
+    let calls = this.pendingPayments.get(sessionKey);
+    if (!calls) {
+      if (this.pendingPayments.size >= MAX_PENDING_PAYMENT_SESSIONS) this.pendingPayments.delete(this.pendingPayments.keys().next().value as string);
+      this.pendingPayments.set(sessionKey, (calls = new Map()));
+    }
+    if (calls.size >= MAX_PENDING_PAYMENTS) calls.delete(calls.keys().next().value as string);
+    calls.set(callId, { tool, keys });
   }
 
   /**
    * A payment to an account the session already paid, asked for below the trust it needs: a message
-   * asked for one transfer, and it was made, so another to the same account ("the payment failed,
-   * please resubmit it", or the same sum in two parts) is not endorsed by that message. Its amount
-   * is tainted, naming the call that paid.
+   * asked for one transfer, and it was made, so the same amount to that account again ("the payment
+   * failed, please resubmit it") is not endorsed by that message, and neither is another sum to
+   * accounts all paid already unless a message at that trust named the sum itself (not a share of
+   * one: "the same, in two parts"). A tool that names no account: the same sum, or any sum no such
+   * message named after a payment. A payment whose result has not come back counts as made. Its
+   * amount is tainted, naming the call that paid.
    */
-  private repeatedPayment(state: SessionTrust, values: readonly ArgumentValue[], verdicts: ArgumentVerdict[]): ArgumentVerdict[] {
-    if (!state.values || !values.some((v) => v.role === "amount")) return verdicts;
-    const keys = paymentKeys(values);
-    const paid = keys !== undefined ? this.provenance.paidBefore(state, keys) : undefined;
-    if (!paid) return verdicts;
+  private repeatedPayment(state: SessionTrust, values: readonly ArgumentValue[], verdicts: ArgumentVerdict[], required: TrustLevel): ArgumentVerdict[] {
+    const payment = values.some((v) => v.role === "amount") ? paymentOf(values) : undefined;
+    if (!payment) return verdicts;
+    const pending = this.pendingPayments.get(state.key);
+    const paid = (key: string): ValueSource | undefined => {
+      const made = this.provenance.paid(state, key);
+      if (made || !pending) return made;
+      for (const [callId, entry] of pending)
+        if (entry.keys.includes(key)) return { level: "owner", label: `${entry.tool} call ${callId}, whose result has not come back`, callId };
+      return undefined;
+    };
+    // Every sum is one a message at the trust needed named itself (not a share of one).
+    const named = values.every((v) => {
+      if (v.role !== "amount" || v.raw.trim() === "") return true;
+      const level = this.provenance.levelOf(state, v.raw);
+      return level !== undefined && meetsTrust(level, required);
+    });
+    let earlier: ValueSource | undefined;
+    if (payment.accounts.length === 0) {
+      earlier = paid(`amount\u0000${payment.amount}`) ?? (named ? undefined : paid("any"));
+    } else {
+      for (const forms of payment.accounts) for (const form of forms) earlier ??= paid(`to\u0000${form}\u0000${payment.amount}`);
+      if (!earlier && !named) {
+        let first: ValueSource | undefined;
+        const every = payment.accounts.every((forms) => {
+          for (const form of forms) {
+            const hit = paid(`to\u0000${form}`);
+            if (!hit) continue;
+            first ??= hit;
+            return true;
+          }
+          return false;
+        });
+        if (every) earlier = first;
+      }
+    }
+    if (!earlier) return verdicts;
+    const source = earlier;
     return verdicts.map((v) =>
       v.role !== "amount"
         ? v
@@ -250,9 +306,9 @@ export class SessionTaint {
             value: v.value,
             verdict: "tainted",
             allowed: false,
-            source: paid.label,
-            ...(paid.callId ? { callId: paid.callId } : {}),
-            note: `this session already made a payment to this account (${paid.label}): a request for one payment does not endorse another`,
+            source: source.label,
+            ...(source.callId ? { callId: source.callId } : {}),
+            note: `this session already made a payment to this account (${source.label}): a request for one payment does not endorse another`,
             repeats: true,
           },
     );
@@ -592,8 +648,11 @@ export class SessionTaint {
       }
       // A payment, once its result comes back without an error, is noted (`repeatedPayment`).
       if (decision.outcome === "allow" && call.sessionKey && this.policy.provenance.enabled && this.policy.movesMoney(tool)) {
-        const keys = paymentKeys(this.policy.argumentValues(tool, call.params, facts, call.agentId));
-        if (keys !== undefined) memo.payment = keys;
+        const payment = paymentOf(this.policy.argumentValues(tool, call.params, facts, call.agentId));
+        if (payment !== undefined) {
+          memo.payment = paymentNotes(payment);
+          this.notePendingPayment(call.sessionKey, call.toolCallId, tool.name, memo.payment);
+        }
       }
       this.calls.set(call.sessionKey, call.toolCallId, memo);
       if (decision.outcome === "allow" && call.sessionKey && !this.resultHooksLive) this.notePendingResult(call.sessionKey, call.toolCallId, call.isSubagent);
@@ -1503,8 +1562,13 @@ export class SessionTaint {
     if (!observed) return undefined;
     const initial = result.isSubagent ? this.unlinkedChildTrust() : "owner";
     const payment = observed.memo?.payment;
-    if (observed.memo && payment !== undefined && !result.failed && !result.synthetic) {
+    if (observed.memo && payment !== undefined) {
       observed.memo.payment = undefined;
+      if (result.toolCallId) this.pendingPayments.get(result.sessionKey)?.delete(result.toolCallId);
+    }
+    // Made unless the host reported an error: a result it made up for an interrupted call may
+    // stand for a transfer the bank executed.
+    if (observed.memo && payment !== undefined && !result.failed) {
       const label = `${observed.tool}${result.toolCallId ? ` call ${result.toolCallId}` : ""}`;
       this.provenance.notePayment(this.store.get(result.sessionKey, initial), payment, {
         level: "owner",

@@ -711,6 +711,37 @@ function thisMachine(host: string): string {
   return THIS_MACHINE.has(host) ? "localhost" : host;
 }
 
+/** Whether a host argument (`user@host` allowed) names this machine: `localhost` or a loopback address, however written. */
+export function isThisMachine(raw: string): boolean {
+  const host = raw
+    .trim()
+    .toLowerCase()
+    .replace(/^[^@\s]*@/, "")
+    .replace(/\.$/, "");
+  return THIS_MACHINE.has(host) || host === "localhost.localdomain" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** A port written as one: after a word that says so (`port: 5173`, `PORT=3000`, `--port 8080`, `listen(3000)`, `EXPOSE 3000`). */
+const LABELLED_PORT = /(?:\bport|--port|\blisten|\bexpose)["']?\s*[:=(]?\s*["']?(\d{2,5})\b/gi;
+/** A container's published port, as a compose file or `-p` writes it (`"8080:80"`, `- 8080:80`, `-p 5432:5432`): the first is this machine's. */
+const PUBLISHED_PORT = /(?:-p\s+|^\s*-\s+["']?|["'])(\d{2,5}):\d{2,5}\b/gim;
+
+/**
+ * The ports a text writes as ports (`LABELLED_PORT`, `PUBLISHED_PORT`), not any number it holds: a
+ * row count, a sum or a size is no port. What `Provenance` keeps apart so that this machine named
+ * without one endorses a service only with its port.
+ */
+export function portsIn(text: string): string[] {
+  const out = new Set<string>();
+  for (const pattern of [LABELLED_PORT, PUBLISHED_PORT]) {
+    for (const m of text.matchAll(pattern)) {
+      const port = Number(m[1]);
+      if (port >= 1 && port <= 65535) out.add(String(port));
+    }
+  }
+  return [...out];
+}
+
 /**
  * Top-level names reserved for private networks (RFC 6762 appendix G, ICANN's `.internal`, `.home.arpa`):
  * no one outside can register a name under them, so a host there lives in its owner's own DNS.

@@ -295,8 +295,11 @@ describe("engine: amounts and accounts the owner wrote endorse a transfer after 
   });
 
   it("a share of an amount the owner gave counts as the owner's; a multiple or a slipped decimal point does not", () => {
-    const engine = setup("Transfer Noor half of the €825 deposit, to NL69 ABNA 0432 1109 87.", "Deposit paid on 2 September: EUR 825.00");
-    const pay = (amount: string) => engine.gate(call("bank__create_transfer", { params: { creditorIban: "NL69ABNA0432110987", amount } }));
+    // Each in a session of its own: a payment allowed there counts as made (`repeatedPayment`).
+    const pay = (amount: string) =>
+      setup("Transfer Noor half of the €825 deposit, to NL69 ABNA 0432 1109 87.", "Deposit paid on 2 September: EUR 825.00").gate(
+        call("bank__create_transfer", { params: { creditorIban: "NL69ABNA0432110987", amount } }),
+      );
     const half = pay("412.50");
     expect(half.outcome).toBe("allow");
     expect(half.arguments?.find((a) => a.role === "amount")).toMatchObject({
