@@ -336,8 +336,7 @@ export class CompiledPolicy implements RulePolicy {
    */
   /** Whether a tool's manifest names an amount among its arguments: a call of it can move money. */
   movesMoney(tool: ResolvedTool): boolean {
-    const entry = this.manifests.lookup(tool.name);
-    return entry?.arguments.some((arg) => arg.spec.role === "amount") === true;
+    return this.manifests.lookup(tool.name)?.movesMoney === true;
   }
 
   argumentValues(tool: ResolvedTool, params: unknown, facts: CallFacts | undefined, agentId: string | undefined): ArgumentValue[] {

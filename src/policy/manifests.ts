@@ -22,6 +22,8 @@ export interface ManifestEntry {
   readonly modes: readonly CompiledMode[];
   /** Names an argument with a role in NAMED_VALUE_ROLES (a recipient, URL, host, account, id, target session) or a command. */
   readonly namesValues: boolean;
+  /** Names an argument with the role `amount`: a call of it can move money (`SessionTaint.repeatedPayment`). */
+  readonly movesMoney: boolean;
   /** Those arguments, in the manifest's order (what a call made at owner trust chose, see `noteChosenValues`). */
   readonly naming: readonly CompiledArgument[];
   /** Where the result names the owner's own things (`provenance.selects`), compiled. */
@@ -166,6 +168,7 @@ export function validateManifest(
         arguments: compiledArguments,
         modes: compileModes(manifest.modes),
         namesValues: naming.length > 0,
+        movesMoney: compiledArguments.some((a) => a.spec.role === "amount"),
         naming,
         selects: (manifest.provenance?.selects ?? []).map(compileSelect),
         ...(manifest.provenance?.cites ? { cites: compileCites(manifest.provenance.cites) } : {}),

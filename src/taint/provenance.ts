@@ -896,7 +896,8 @@ export class Provenance {
     // A host argument on this machine (`ssh localhost`, `redis-cli -h 127.0.0.1`) is not another
     // host: a command there runs here, on a port the argument does not say. Only the owner can tell.
     const here = arg.role === "host" && isThisMachine(arg.raw);
-    for (const form of byHost && !here ? whole : whole.slice(0, here ? 0 : 1)) {
+    const looked = here ? [] : byHost ? whole : whole.slice(0, 1);
+    for (const form of looked) {
       if (form.startsWith(LOCAL_ANY_PORT)) continue;
       consider(form);
     }
