@@ -140,7 +140,7 @@ export class Provenance {
    * all of whose secrets were noted here: `within` looks only where one starts. An index without
    * them (secrets noted before a restart) is looked through everywhere.
    */
-  private readonly starts = new WeakMap<ValueIndex, Uint8Array>();
+  private readonly starts = new WeakMap<ValueIndex, Uint32Array>();
   /** A secret's hash from a stretch of a text. */
   private readonly secretAt: ReturnType<ValueHasher["keyed"]>;
   /** The lengths of a session's secrets (`lengthMarks`), kept until its index changes (`secretScan`). */
@@ -211,7 +211,7 @@ export class Provenance {
   noteSecrets(state: SessionTrust, content: unknown, source: ValueSource, whole: boolean): void {
     if (!this.settings.enabled) return;
     let index: ValueIndex | undefined;
-    let starts: Uint8Array | undefined;
+    let starts: Uint32Array | undefined;
     let changed = false;
     secretValues(
       textOf(content, this.settings.scanBytes),
@@ -220,7 +220,7 @@ export class Provenance {
           index = this.store.valuesOf(state);
           // Starts are kept for an index whose first secret is noted here.
           starts = this.starts.get(index);
-          if (!starts && index.get(this.secretMark) === undefined) this.starts.set(index, (starts = new Uint8Array(START_BUCKETS)));
+          if (!starts && index.get(this.secretMark) === undefined) this.starts.set(index, (starts = new Uint32Array(START_BUCKETS / 32)));
           // The mark that the session holds secrets at all (`secretsIn` looks only then).
           if (index.add(this.secretMark, source.level, source)) changed = true;
         }
@@ -228,7 +228,10 @@ export class Provenance {
         // The value's length and its start, so that `within` knows which stretches of a text to look up.
         const mark = this.lengthMarks[value.length];
         if (mark && index.add(mark, source.level, source)) changed = true;
-        if (starts) starts[startBucket(value, 0)] = 1;
+        if (starts) {
+          const bucket = startBucket(value.charCodeAt(0), value.charCodeAt(1), value.charCodeAt(2));
+          starts[bucket >>> 5] = (starts[bucket >>> 5] as number) | (1 << (bucket & 31));
+        }
       },
       whole,
     );
@@ -273,9 +276,14 @@ export class Provenance {
     const shortest = scan.starts ? (scan.lengths[0] ?? MAX_SECRET_WINDOW) : MIN_SECRET_WINDOW;
     const encodedLength = Math.max(MIN_ENCODED, Math.ceil((shortest * 4) / 3));
     const looked = new Set<string>();
-    for (const match of text.matchAll(PARAM_WORD)) {
-      const word = match[0];
-      if (word.length < MIN_SECRET_WINDOW || looked.has(word)) continue;
+    for (let at = 0; at < text.length; ) {
+      // The next word (what `isWordBreak` separates), if it is long enough to hold a secret.
+      while (at < text.length && isWordBreak(text.charCodeAt(at))) at++;
+      const start = at;
+      while (at < text.length && !isWordBreak(text.charCodeAt(at))) at++;
+      if (at - start < MIN_SECRET_WINDOW) continue;
+      const word = text.slice(start, at);
+      if (looked.has(word)) continue;
       looked.add(word);
       if (check(word)) found.add(word);
       for (const piece of word.split(/[:|=,;]+/)) if (piece !== word && piece.length >= MIN_SECRET_WINDOW && check(piece)) found.add(piece);
@@ -283,7 +291,7 @@ export class Provenance {
       // above: the secret as the word writes it.
       const decoded = word.includes("%") ? lenientDecode(word) : word;
       const back = reversed(decoded);
-      if (decoded === word && word.length > shortest && match.index + word.length > MAX_WINDOW_TEXT) {
+      if (decoded === word && word.length > shortest && at > MAX_WINDOW_TEXT) {
         const ahead = this.within(index, word, scan);
         if (ahead) found.add(asWritten(word, ahead));
         const behind = this.within(index, back, scan);
@@ -379,9 +387,18 @@ export class Provenance {
     const shortest = lengths[0];
     if (shortest === undefined || text.length - from < shortest) return undefined;
     const lower = text.length > MAX_WINDOW_TEXT ? text.slice(0, MAX_WINDOW_TEXT).toLowerCase() : text.toLowerCase();
+    // The three characters at `i` (`startBucket`), read one new character a step.
+    let second = lower.charCodeAt(from);
+    let third = lower.charCodeAt(from + 1);
     for (let i = from; i + shortest <= lower.length; i++) {
+      const first = second;
+      second = third;
+      third = lower.charCodeAt(i + 2);
       // Only where a noted secret starts (everywhere in a session whose starts are not known).
-      if (starts && starts[startBucket(lower, i)] === 0) continue;
+      if (starts) {
+        const bucket = startBucket(first, second, third);
+        if (((starts[bucket >>> 5] as number) & (1 << (bucket & 31))) === 0) continue;
+      }
       for (const n of lengths) {
         if (i + n > lower.length) break;
         const hit = index.get(this.secretAt(lower, i, i + n));
@@ -947,13 +964,17 @@ const MIN_SECRET_WINDOW = 6;
 const MAX_SECRET_WINDOW = 128;
 /** How much of one text `within` looks through. */
 const MAX_WINDOW_TEXT = 4096;
-/** The buckets secrets' starts (their first three characters) fall in (`startBucket`): a stretch of text is hashed only when its start's bucket holds one. */
-const START_BUCKETS = 512;
+/**
+ * The buckets secrets' starts (their first three characters) fall in (`startBucket`), one bit
+ * each: a stretch of text is hashed only when its start's bucket holds one.
+ */
+const START_BITS = 12;
+const START_BUCKETS = 1 << START_BITS;
 
 /** What `within` looks for: the lengths of a session's secrets, shortest first, and the buckets of their starts (unknown for secrets noted before a restart). */
 interface SecretScan {
   readonly lengths: readonly number[];
-  readonly starts: Uint8Array | undefined;
+  readonly starts: Uint32Array | undefined;
 }
 
 /** What `within` found as the text writes it (its case), where lowercasing kept the text's length. */
@@ -962,9 +983,12 @@ function asWritten(text: string, hit: { value: string; at: number }): string {
   return lower.toLowerCase().length === lower.length ? lower.slice(hit.at, hit.at + hit.value.length) : hit.value;
 }
 
-/** The bucket of the three characters of a lowercased text at `at`. */
-function startBucket(text: string, at: number): number {
-  return (text.charCodeAt(at) * 961 + text.charCodeAt(at + 1) * 31 + text.charCodeAt(at + 2)) & (START_BUCKETS - 1);
+/**
+ * The bucket of three characters of a lowercased text, mixed so that the trigrams common in one
+ * text (source code, prose) spread over all buckets.
+ */
+function startBucket(first: number, second: number, third: number): number {
+  return Math.imul((first * 31 + second) * 31 + third, 0x9e3779b1) >>> (32 - START_BITS);
 }
 
 /**
@@ -972,6 +996,8 @@ function startBucket(text: string, at: number): number {
  * marks after their letter (`İ` lowercases to `i` and a combining dot, which must stay behind it).
  */
 function reversed(text: string): string {
+  // Latin-1 text has neither, and a long one is turned as bytes.
+  if (text.length > 64 && !BEYOND_LATIN1.test(text)) return Buffer.from(text, "latin1").reverse().toString("latin1");
   let out = "";
   let marks = "";
   for (let i = text.length - 1; i >= 0; i--) {
@@ -986,6 +1012,9 @@ function reversed(text: string): string {
   }
   return out + marks;
 }
+
+/** A character that is not Latin-1: `reversed` turns text without one as bytes. */
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 
 /** Percent escapes decoded where they are valid UTF-8; the rest of the text as written. */
 function lenientDecode(text: string): string {
@@ -1005,8 +1034,26 @@ function lenientDecode(text: string): string {
 
 /** How much of a call's parameters `secretsIn` reads. */
 const SECRET_SCAN = 16 * 1024;
-/** A word of a call's parameters: what spaces, quotes, a URL's and a shell's punctuation separate. */
-const PARAM_WORD = /[^\s"'`?&/<>()[\]{}$]+/g;
+/**
+ * What separates the words of a call's parameters (`secretsIn`): white space (as a regular
+ * expression's `\s` has it), quotes, and a URL's and a shell's punctuation.
+ */
+function isWordBreak(code: number): boolean {
+  if (code < 128) return WORD_BREAKS[code] === 1;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+const WORD_BREAKS = new Uint8Array(128);
+for (const c of " \t\n\v\f\r\"'`?&/<>()[]{}$") WORD_BREAKS[c.charCodeAt(0)] = 1;
 /** What separates a decoded value's words: a setting's name, quotes, JSON's punctuation, lines. */
 const DECODED_WORDS = /[\s:|=&"'{},;]+/;
 /** The shortest encoded part worth decoding: what six characters of a secret become. */

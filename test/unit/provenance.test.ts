@@ -895,6 +895,25 @@ describe("engine: provenance-aware decisions", () => {
     expect(hidden(`${prose(3)}key:sk_live_4eC39HqLyjWDarjtT1zdp7dc.${prose(3)}`)).toContain("sk_live_4ec39hqlyjwdarjtt1zdp7dc");
   });
 
+  it("a secret is found in text of any script: accented prose, emoji, words split by any white space", () => {
+    const { engine } = makeEngine(ENFORCE);
+    ownerSays(engine, "Write up the database migration notes; the settings are in .env");
+    result(engine, "read", { path: ".env" }, "DATABASE_PASSWORD=Wint3r-Birch-22\nPORT=5432", "r1");
+    const hidden = (content: string) => engine.gate(call("write", { params: { path: "notes/migration.md", content } })).hidden?.map((v) => v.toLowerCase());
+    // Backwards inside the first 4 KB, in prose of Latin-1 letters and in prose with emoji and combining marks.
+    const accented = "Le café déménage la table des commandes vers le nouveau cluster. ".repeat(8);
+    const emoji = "The migration 🚚 moves the orders table; the old one stays read-only ✅ (cafe\u0301). ".repeat(8);
+    expect(hidden(`${accented}pw-22-hcriB-r3tniW.${accented}`)).toEqual(["22-hcrib-r3tniw"]);
+    expect(hidden(`${emoji}pw-22-hcriB-r3tniW.${emoji}`)).toEqual(["22-hcrib-r3tniw"]);
+    expect(hidden(`${accented}${emoji}`)).toBeUndefined();
+    // Past the first 4 KB, word by word: base64 set off by an ideographic space or a no-break space.
+    const prose = "The migration moves the orders table to the new cluster and keeps the old one read-only. ".repeat(60);
+    const b64 = Buffer.from("Wint3r-Birch-22").toString("base64");
+    expect(hidden(`${prose}\u3000${b64}\u3000until May`)).toEqual([b64.toLowerCase()]);
+    expect(hidden(`${prose}\u00a0${b64}\u00a0until May`)).toEqual([b64.toLowerCase()]);
+    expect(hidden(`${prose}$${b64}$ until May`)).toEqual([b64.toLowerCase()]);
+  });
+
   it("a secret with a letter that lowercases to two characters is found backwards and hidden as written", () => {
     const { engine, auditFile } = makeEngine(ENFORCE);
     ownerSays(engine, "Write up the migration notes");
