@@ -91,6 +91,8 @@ const LABELS: Readonly<Record<string, string>> = {
   "manifests[].modes[].when.equals[]": "Value",
   "manifests[].modes[].when.notEquals[]": "Value",
   "commands.rules[].withAny[]": "Argument",
+  "commands.rules[].withPrefix": "Or an argument starting with",
+  "commands.rules[].withPrefix[]": "Start of an argument",
   "approvals.tools.*": "Tool",
   "approvals.capabilities.*": "Capability",
   "approvals.irreversible.actions[].equals[]": "Value",

@@ -1346,7 +1346,7 @@ describe("operator command rules", () => {
     ]);
     expect(messages).toEqual([
       expect.stringMatching(/^commands\.rules\[0\]: prefix is "", which does not match .*Fix: write a program and its leading arguments/),
-      "commands.rules[1]: extra is not a known field. Fix: remove it (known fields here: id, prefix, effect, trust, withAny, irreversible, label).",
+      "commands.rules[1]: extra is not a known field. Fix: remove it (known fields here: id, prefix, effect, trust, withAny, withPrefix, irreversible, label).",
       'commands.rules[1]: effect must be one of "allow", "deny", got "maybe". Fix: use one of those values.',
       'commands.rules[1]: trust must be one of "untrusted", "community", "verified", "owner", got "admin". Fix: use one of those values.',
       'commands.rules[2]: effect is missing and the rule names no irreversible action, so it does nothing. Fix: add "effect": "allow" or "deny", or "irreversible".',

@@ -476,10 +476,21 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
   { names: ["hash"], kind: "read", operands: "strings", inert: true, valueFlags: ["-p", "-t"], unsafeFlags: ["-p"], why: "makes a name run another program" },
   { names: ["printenv"], kind: "read", operands: "strings", inert: true },
   {
-    names: ["which", "type", "whereis", "dirs", "jobs", "wait", "umask", "ulimit", "times", "help"],
+    names: ["which", "type", "whereis", "dirs", "umask", "ulimit", "times", "help"],
     kind: "read",
     operands: "strings",
     inert: true,
+  },
+  // jobs -x runs the command after it; wait -p names a variable, whose subscript bash evaluates.
+  { names: ["jobs"], kind: "read", operands: "strings", inert: true, unsafeFlags: ["-x"], why: "runs the command given after it" },
+  {
+    names: ["wait"],
+    kind: "read",
+    operands: "strings",
+    inert: true,
+    valueFlags: ["-p"],
+    unsafeFlags: ["-p"],
+    why: "sets a variable, whose name can run a command",
   },
   // history -w/-a write the history to a file (any file: ~/.bashrc), -r/-n read one into it.
   {
@@ -740,7 +751,14 @@ export const BUILTIN_PROGRAMS: readonly ProgramSpec[] = [
     valueFlags: ["-c", "-s", "-o", "-N", "-W", "-H", "-R", "-E", "-d", "--separator", "--output-separator", "--table-columns"],
   },
   { names: ["base64", "base32", "basenc"], kind: "read", valueFlags: ["-w", "--wrap"], readFlags: ["-i", "--input"], writeFlags: ["-o", "--output"] },
-  { names: ["zcat", "gzcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "zdiff", "zcmp"], kind: "read" },
+  {
+    names: ["zcat", "gzcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "zdiff", "zcmp"],
+    kind: "read",
+    // Files named in a list read at run time (xz --files, zstd --filelist), an output file or
+    // directory, a source removed after (zstd --rm), several outputs (lz4 -m).
+    unsafeFlags: ["--files", "--files0", "--filelist", "-o", "--output", "--output-dir-flat", "--output-dir-mirror", "--rm", "-m", "--multiple"],
+    why: "writes, removes, or reads files named at run time",
+  },
   { names: ["cd", "pushd", "chdir"], kind: "read", handler: "cd", operands: "strings", printsFiles: {} },
   { names: ["popd"], kind: "read", handler: "popd", operands: "strings" },
   { names: ["export", "declare", "typeset", "local", "readonly"], kind: "read", handler: "assign", operands: "strings" },
@@ -3353,7 +3371,10 @@ export const BUILTIN_COMMAND_RULES: readonly CommandRule[] = [
   {
     id: "builtin.git-push-force",
     prefix: "git push",
-    withAny: ["--force", "-f", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "-d"],
+    // A refspec starting with + forces its update; one starting with : deletes the remote ref;
+    // --prune deletes remote refs that have no local one.
+    withAny: ["--force", "-f", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "-d", "--prune"],
+    withPrefix: ["+", ":"],
     irreversible: "force push (rewrites or deletes remote history)",
   },
   { id: "builtin.npm-publish", prefix: "npm publish", irreversible: "publish a package" },

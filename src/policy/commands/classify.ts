@@ -1612,6 +1612,23 @@ class Walker {
       this.match(["git", ...texts(rest)], true);
       for (const w of rest.slice(1)) if (!w.text.startsWith("-")) this.read(ctx, w.text, dir);
       if (rest.some((w) => w.dynamic)) this.notReadOnly("git gets an argument only known at run time");
+      // Its flags do what they do in a repository: `-O` runs a pager, `--output` writes a file.
+      const spec = entry.subcommands.get(sub);
+      if (spec) {
+        const table = flagTable(spec as Behaviour);
+        for (const w of rest.slice(1)) {
+          if (w.text === "--") break;
+          if (!w.text.startsWith("-") || w.text.length < 2) continue;
+          const eq = w.text.indexOf("=");
+          // A long flag (or its prefix), or every letter of a cluster of short ones (-nO<cmd>; a
+          // value's letters too, since which flag takes one differs between subcommands).
+          const flags = w.text.startsWith("--") ? [eq === -1 ? w.text : w.text.slice(0, eq)] : [...w.text.slice(1)].map((c) => `-${c}`);
+          for (const flag of flags) {
+            const bits = (table.get(flag) ?? 0) | (flag.startsWith("--") ? prefixBits(table, flag) : 0);
+            if (bits & (F_EXEC | F_WRITE | F_UNSAFE)) this.notReadOnly(`git ${sub} ${flag} runs a program or writes a file`);
+          }
+        }
+      }
       return;
     }
     this.runSubcommand(entry, "git", rest, ctx, dir);
@@ -1927,7 +1944,11 @@ class Walker {
       const named = w.dynamic ? w.raw : w.text;
       // binutils (strings, nm, objdump, readelf, size) take @FILE as a file of more arguments, and
       // print each word they cannot open: it reads FILE.
-      if (named.startsWith("@") && named.length > 1 && BINUTILS.test(label)) this.read(ctx, named.slice(1), where);
+      if (named.startsWith("@") && named.length > 1 && BINUTILS.test(label)) {
+        this.read(ctx, named.slice(1), where);
+        // Its words are more arguments: files ClawOS cannot see until it runs.
+        this.notReadOnly(`${label} takes more arguments from ${named.slice(1)}, known only when it runs`);
+      }
       // Another host's path is only checked for secret-looking names, and a pattern's own are those.
       this.read(ctx, ctx.remote ? named : (root ?? named), where);
       if (follows && !w.dynamic) this.followLinks(ctx, root ?? w.text, undefined, where);
@@ -2613,7 +2634,10 @@ class Walker {
         }
         if (has(b.readFlags, flag)) {
           filterGiven = true;
-          this.read(ctx, value ?? args[++i]?.text ?? "", base);
+          const file = value ?? args[++i]?.text ?? "";
+          this.read(ctx, file, base);
+          // A program ClawOS does not read: it may read the environment, import files, load others.
+          this.notReadOnly(`${label} runs a program from ${file || "a file"}, which can read the environment and other files`);
         } else if (has(b.valueFlags, flag) && value === undefined) i++;
         continue;
       }
@@ -2959,6 +2983,7 @@ class Walker {
           break;
         case "--index-file":
           if (value) this.write(ctx, value, base);
+          this.notReadOnly(`${label} ${flag} writes ${value ?? "a file"}`);
           break;
         case "--force-local":
           forceLocal = true;

@@ -56,7 +56,15 @@ export const CommandRuleSchema = Type.Object(
       Type.Array(Type.String({ pattern: "^[^\\s]+$", maxLength: 256, description: "one argument, no spaces" }), {
         minItems: 1,
         maxItems: 64,
-        description: "the rule also needs one of these arguments somewhere after the prefix; a one-letter flag like -f also matches inside -fu",
+        description:
+          "the rule also needs one of these arguments somewhere after the prefix; a one-letter flag like -f also matches inside -fu; for a rule that does not allow, --flag also matches --flag=value and its shortened forms",
+      }),
+    ),
+    withPrefix: Type.Optional(
+      Type.Array(Type.String({ pattern: "^[^\\s]+$", maxLength: 64, description: "the start of an argument, no spaces" }), {
+        minItems: 1,
+        maxItems: 16,
+        description: "the rule also matches when an argument after the prefix starts with one of these (with more after it), like git's forced refspec +main",
       }),
     ),
     irreversible: Type.Optional(
@@ -443,6 +451,7 @@ export interface CompiledCommandRule {
   readonly effect?: CommandRuleEffect;
   readonly trust: TrustLevel;
   readonly withAny?: readonly string[];
+  readonly withPrefix?: readonly string[];
   readonly irreversible?: string;
   readonly label?: string;
 }
@@ -547,6 +556,7 @@ function compileRule(rule: CommandRule, id: string, source: CompiledCommandRule[
     effect: rule.effect,
     trust: rule.trust ?? "owner",
     withAny: rule.withAny,
+    withPrefix: rule.withPrefix,
     irreversible: rule.irreversible,
     label: rule.label,
   };
@@ -598,10 +608,22 @@ export function compileCommandRules(operatorRules: unknown = [], where = "comman
   return { rules, byProgram, anyProgram, programs, safeEnvironment, errors };
 }
 
-function argumentMatches(wanted: string, token: string): boolean {
+/**
+ * Whether an argument is one a rule's `withAny` names. A one-letter flag also matches inside a
+ * cluster of one-letter flags (-f in -fu). A rule that does not allow (a deny, an irreversible
+ * action) also matches the ways a program takes the same long option otherwise: with its value
+ * (`--force-with-lease=main`) or shortened (`--forc`, as git and most option parsers accept). An
+ * allow rule matches only what it says.
+ */
+function argumentMatches(wanted: string, token: string, loose: boolean): boolean {
   if (wanted === token) return true;
-  // A one-letter flag also matches inside a cluster of one-letter flags: -f in -fu.
-  return wanted.length === 2 && wanted[0] === "-" && wanted[1] !== "-" && /^-[A-Za-z]{2,}$/.test(token) && token.includes(wanted[1]);
+  if (wanted.length === 2 && wanted[0] === "-" && wanted[1] !== "-" && /^-[A-Za-z]{2,}$/.test(token) && token.includes(wanted[1])) return true;
+  if (!loose) return false;
+  if (wanted.startsWith("--") && token.startsWith("--")) {
+    const name = token.includes("=") ? token.slice(0, token.indexOf("=")) : token;
+    return name === wanted || (name.length >= 5 && wanted.startsWith(name));
+  }
+  return false;
 }
 
 /** The rules an argv matches (argv[0] the program name as run, without a directory), in order. */
@@ -620,11 +642,17 @@ export function matchCommandRules(rules: CompiledCommandRules, argv: readonly st
       }
     }
     if (!ok) continue;
-    if (rule.withAny) {
+    if (rule.withAny || rule.withPrefix) {
       let found = false;
+      const loose = rule.effect !== "allow";
       for (let i = tokens.length; i < argv.length && !found; i++) {
-        for (const wanted of rule.withAny) {
-          if (argumentMatches(wanted, argv[i])) {
+        const token = argv[i];
+        if (rule.withPrefix?.some((start) => token.length > start.length && token.startsWith(start))) {
+          found = true;
+          break;
+        }
+        for (const wanted of rule.withAny ?? []) {
+          if (argumentMatches(wanted, argv[i], loose)) {
             found = true;
             break;
           }
