@@ -7,6 +7,8 @@ import { askable, withApproval } from "./policy/approval.ts";
 import {
   answeringGrants,
   callPattern,
+  callShape,
+  offerShowable,
   CLOCK_SLACK_MS,
   contextOf as grantContext,
   type Grant,
@@ -212,6 +214,11 @@ export class Engine {
             const once = hidden !== undefined || repeats;
             const offer = (asked: Decision) => (once ? undefined : this.offerFor(asked, values, treeMark, call));
             decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface, offer);
+            // What the call says (a message, an instruction), for whoever is asked.
+            if (decision.effect === "approve" || decision.effect === "would-ask") {
+              const texts = policy.textsOf(tool, call.params);
+              if (texts.length > 0) decision = { ...decision, texts };
+            }
           }
         }
       }
@@ -249,7 +256,7 @@ export class Engine {
       sessionKey: call.sessionKey,
       agentId: call.agentId,
       ...(treeMark !== undefined ? { treeMark } : {}),
-      ...callPlace(call, decision),
+      ...callPlace(call, decision, values.length > 0),
     };
     return answeringGrants(this.grants.list(), question, now);
   }
@@ -284,9 +291,10 @@ export class Engine {
     treeMark: string | undefined,
     call: ToolCall,
   ): GrantOffer | undefined {
-    const question = { decision, values, ...callPlace(call, decision) };
+    const question = { decision, values, ...callPlace(call, decision, values.length > 0) };
     const pattern = callPattern(question);
-    if (!pattern?.tool || !pattern.values) return undefined;
+    // Only what the prompt can show whole is granted for good (a long command, a fifth recipient: asked each time).
+    if (!pattern?.tool || !pattern.values || !offerShowable(pattern.values)) return undefined;
     const { scope, expiresInMs } = this.grantSettings();
     const context = grantContext(question);
     return {
@@ -591,7 +599,11 @@ function startsLeftRunning(params: unknown): boolean {
  * it names, or for a send that names none the turn's (the host sends there), its `accountId`, and
  * who drove the turn (the owner, or a sender by channel and id).
  */
-function callPlace(call: ToolCall, decision: Decision): { channel?: string; account?: string; driver?: string } {
+function callPlace(
+  call: ToolCall,
+  decision: Decision,
+  namesValues: boolean,
+): { channel?: string; account?: string; driver?: string; shape?: readonly string[] } {
   const own = (decision.via !== undefined ? bridgedArgs(call.params) : call.params) as { channel?: unknown; accountId?: unknown } | undefined;
   // A send that names no channel goes out on the turn's; other tools act where they act.
   const sends = decision.capabilities.includes("message:send");
@@ -600,7 +612,13 @@ function callPlace(call: ToolCall, decision: Decision): { channel?: string; acco
   const account = typeof own?.accountId === "string" && own.accountId.trim() !== "" ? own.accountId.trim() : undefined;
   const requester = call.requester;
   const driver = requester?.senderIsOwner === true ? "owner" : requester?.senderId ? `${requester.channel ?? "?"}:${requester.senderId}` : undefined;
-  return { ...(channel !== undefined ? { channel } : {}), ...(account !== undefined ? { account } : {}), ...(driver !== undefined ? { driver } : {}) };
+  const shape = callShape(own, namesValues);
+  return {
+    ...(channel !== undefined ? { channel } : {}),
+    ...(account !== undefined ? { account } : {}),
+    ...(driver !== undefined ? { driver } : {}),
+    ...(shape !== undefined ? { shape } : {}),
+  };
 }
 
 function contextOf(call: ToolCall, taint: readonly TaintSource[]): DecisionContext {

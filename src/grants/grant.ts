@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { holdsSecret } from "../audit/redact.ts";
 import type { Decision, RuleHit } from "../policy/decision.ts";
 import type { ArgumentValue } from "../taint/provenance.ts";
@@ -41,6 +42,15 @@ export interface GrantValue {
   readonly host?: boolean;
 }
 
+/** At most this many values, each at most this long, in a grant offered with allow-always: what a prompt shows whole. */
+export const MAX_OFFER_VALUES = 4;
+export const OFFER_VALUE_LIMIT = 120;
+
+/** A grant of these values can be offered: the prompt shows each of them whole (see `MAX_OFFER_VALUES`). */
+export function offerShowable(values: readonly GrantValue[]): boolean {
+  return values.length <= MAX_OFFER_VALUES && values.every((v) => v.value.length <= OFFER_VALUE_LIMIT);
+}
+
 /** How a grant value matches, in words before the value: `starting with`, `on host`, or nothing. */
 export function matchWords(v: Pick<GrantValue, "prefix" | "host">): string {
   return v.prefix ? "" : v.host ? "on host " : "";
@@ -53,6 +63,10 @@ export function contextText(context: GrantContext | undefined): string {
   if (context.channel) parts.push(`on ${context.channel}`);
   if (context.account) parts.push(`as account ${context.account}`);
   if (context.modes?.length) parts.push(`in mode ${context.modes.join(", ")}`);
+  const shape = context.shape ?? [];
+  const picks = shape.filter((s) => !s.startsWith(EXACT_CALL));
+  if (picks.length > 0) parts.push(`with ${picks.join(", ")}`);
+  if (picks.length < shape.length) parts.push("with exactly these parameters");
   if (context.actions?.length) parts.push(`taking ${context.actions.join(", ")}`);
   return parts.length > 0 ? ` ${parts.join(", ")}` : "";
 }
@@ -115,6 +129,12 @@ export interface GrantContext {
   readonly account?: string;
   /** Who drove the turn it was approved on (`owner`, or a sender's channel and id): a grant answers only that one's turns. */
   readonly driver?: string;
+  /**
+   * What the call does beyond its values (`callShape`): the action it picks, the switches it turns
+   * on, and for a call that names no value, its exact parameters. A grant answers only calls of the
+   * same shape; grants made before this carry none and answer only calls that have none.
+   */
+  readonly shape?: readonly string[];
 }
 
 /** What `allow-always` on an approval would grant: made when ClawOS asks, shown in the prompt. */
@@ -142,6 +162,52 @@ export interface GrantQuestion {
   readonly account?: string;
   /** Who drove the turn (see `GrantContext.driver`). */
   readonly driver?: string;
+  /** What the call does beyond its values (see `GrantContext.shape`, `callShape`). */
+  readonly shape?: readonly string[];
+}
+
+/**
+ * The parameters that pick what a multi-purpose tool does: OpenClaw's tools take an `action`
+ * (`navigate` is not `act`, `inspect` is not `uninstall`), some a `kind` or a `mode` inside a request.
+ */
+const SELECTORS = new Set(["action", "kind", "mode", "method", "operation", "op", "type", "subcommand", "verb"]);
+/** A shape entry that stands for a call's exact parameters (a call whose grant names no value). */
+const EXACT_CALL = "call#";
+
+/**
+ * What a call does beyond the values a grant names: each parameter that picks an action
+ * (`SELECTORS`, at the top or one level down: `request.kind=evaluate`) and each switch turned on
+ * (`elevated`), sorted. A call that names no value is bound to its exact parameters too (a digest):
+ * what such a grant approves is that call (the instruction given to a system agent, a listing),
+ * not any call of the tool.
+ */
+export function callShape(params: unknown, namesValues: boolean): string[] | undefined {
+  if (!params || typeof params !== "object" || Array.isArray(params)) return undefined;
+  const out: string[] = [];
+  const pick = (key: string, value: unknown, nested: boolean) => {
+    if (value === true) out.push(key);
+    else if (typeof value === "string" && SELECTORS.has(key.slice(key.lastIndexOf(".") + 1)) && value.trim() !== "") {
+      out.push(`${key}=${value.trim().toLowerCase().slice(0, 64)}`);
+    } else if (!nested && value && typeof value === "object" && !Array.isArray(value)) {
+      for (const [k, v] of Object.entries(value)) pick(`${key}.${k}`, v, true);
+    }
+  };
+  for (const [key, value] of Object.entries(params)) {
+    if (key === "channel" || key === "accountId") continue;
+    pick(key, value, false);
+  }
+  if (!namesValues) out.push(`${EXACT_CALL}${createHash("sha256").update(stableJson(params)).digest("hex").slice(0, 16)}`);
+  return out.length > 0 ? out.sort() : undefined;
+}
+
+/** JSON with each object's keys sorted: the same parameters in another order are the same call. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 export type RuleClass = "trust" | "argument" | "irreversible";
@@ -171,6 +237,7 @@ export function contextOf(question: GrantQuestion): GrantContext | undefined {
     ...(question.channel !== undefined ? { channel: question.channel } : {}),
     ...(question.account !== undefined ? { account: question.account } : {}),
     ...(question.driver !== undefined ? { driver: question.driver } : {}),
+    ...(question.shape?.length ? { shape: question.shape } : {}),
   };
   return Object.keys(context).length > 0 ? context : undefined;
 }
@@ -180,6 +247,8 @@ function withinContext(granted: GrantContext | undefined, question: GrantQuestio
   const asked = contextOf(question);
   if ((granted?.channel ?? undefined) !== asked?.channel || (granted?.account ?? undefined) !== asked?.account) return false;
   if ((granted?.driver ?? undefined) !== asked?.driver) return false;
+  // The same action, switches and (for a call that names no value) parameters.
+  if ((granted?.shape ?? []).join("\n") !== (asked?.shape ?? []).join("\n")) return false;
   // Only the kinds of question the owner answered (a grant from before this answers all).
   if (granted?.answers && asked?.answers?.some((kind) => !granted.answers?.includes(kind))) return false;
   // The same modes: one can widen the tool (a submit to a process) or narrow it (a kill).
@@ -190,11 +259,23 @@ function withinContext(granted: GrantContext | undefined, question: GrantQuestio
 /** Rules a grant can answer (the askable ones, see `policy/approval.ts`). */
 const CALL_RULES = new Set(["tool.min-input-trust", "capability.floor", "tool.mode", "argument.tainted", "argument.unknown"]);
 
-/** The canonical value of one argument as the gate read it. */
+/**
+ * The canonical value of one argument as the gate read it: a path where the host would really
+ * write or read it (symlinks followed: a file replaced by a link elsewhere is another file), an
+ * amount with its currency (84.20 EUR is not 84.20 BTC), a command as written.
+ */
 function canonical(value: ArgumentValue): string {
-  if (value.resolved?.[0]) return value.resolved[0];
+  const real = value.resolved?.at(-1);
+  if (real) return real;
   if (value.role === "command") return value.raw.trim();
-  return normalizeValue(value.raw)[0] ?? value.raw.trim().toLowerCase();
+  // A mailto: link with a query (`?bcc=`) sends to more than its address: kept whole.
+  if (/^\s*mailto:[^?]*\?/i.test(value.raw)) return value.raw.trim().toLowerCase();
+  const normal = normalizeValue(value.raw)[0] ?? value.raw.trim().toLowerCase();
+  if (value.role === "amount") {
+    const unit = value.raw.replace(/[\d\s.,'+-]/g, "").toLowerCase();
+    return unit ? `${normal} ${unit}` : normal;
+  }
+  return normal;
 }
 
 /**

@@ -339,6 +339,29 @@ export class CompiledPolicy implements RulePolicy {
     return this.manifests.lookup(tool.name)?.movesMoney === true;
   }
 
+  /**
+   * A call's free text, for the owner asked about it: each string its manifest's `content`
+   * arguments hold (at most `MAX_TEXTS`, each shortened to `TEXT_LIMIT` characters).
+   */
+  textsOf(tool: ResolvedTool, params: unknown): { argument: string; value: string }[] {
+    const entry = this.manifests.lookup(tool.name);
+    if (!entry) return [];
+    const args = tool.via ? bridgedArgs(params) : params;
+    const out: { argument: string; value: string }[] = [];
+    for (const arg of entry.arguments) {
+      if (arg.spec.role !== "content") continue;
+      for (const found of valuesAt(args, arg.segments)) {
+        for (const value of typeof found === "object" && found !== null ? leavesOf(found) : [found]) {
+          if (typeof value !== "string" || value.trim() === "") continue;
+          if (out.length === MAX_TEXTS) return out;
+          const text = value.trim();
+          out.push({ argument: arg.spec.at, value: text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT)}…` : text });
+        }
+      }
+    }
+    return out;
+  }
+
   argumentValues(tool: ResolvedTool, params: unknown, facts: CallFacts | undefined, agentId: string | undefined): ArgumentValue[] {
     const entry = this.manifests.lookup(tool.name);
     if (!entry) return [];
@@ -470,6 +493,10 @@ function channelArgument(args: unknown): string | undefined {
 const MAX_LEAVES = 64;
 
 /** The strings and numbers inside a structured argument value, depth first (bounded in count and depth). */
+/** How many free texts (`textsOf`) a decision keeps, and how much of each. */
+const MAX_TEXTS = 3;
+const TEXT_LIMIT = 400;
+
 function leavesOf(root: object): unknown[] {
   const out: unknown[] = [];
   const visit = (value: unknown, depth: number): void => {

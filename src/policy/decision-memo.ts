@@ -140,6 +140,7 @@ export class DecisionMemo {
       grants: v.grants,
       offer: v.offer,
       hidden: v.hidden,
+      texts: v.texts,
       command: v.command,
     };
     return out as Decision;

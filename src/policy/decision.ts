@@ -100,12 +100,16 @@ export interface Decision {
   readonly offer?: GrantOffer;
   /** Secrets the session read that the call's parameters hold: prose and audit lines show them `[redacted]`. */
   readonly hidden?: readonly string[];
+  /** The call's free text (its content arguments, shortened), for the owner asked about it: what an instruction or a message says. */
+  readonly texts?: readonly { readonly argument: string; readonly value: string }[];
   /** What a shell command does, as the command rules read it. */
   readonly command?: Pick<CommandView, "parsed" | "error" | "readOnly" | "why" | "programs" | "irreversible"> & {
     /** The prefix an operator's allow rule could name: a single local command that reads no secret. */
     readonly prefix?: string;
     /** With a prefix: the whole command, in plain words, as an allow-always grant names it. */
     readonly whole?: string;
+    /** The command as given (at most `COMMAND_TEXT_LIMIT` characters), for the owner asked about it. */
+    readonly text?: string;
   };
 }
 
@@ -275,12 +279,17 @@ function grantCommand(view: CommandView, text: string): string | undefined {
   return text.trim().split(/\s+/).join(" ");
 }
 
+/** How much of a command a decision keeps to show (an approval prompt shows less). */
+const COMMAND_TEXT_LIMIT = 2048;
+
 function commandSummary(view: CommandView, text: string): NonNullable<Decision["command"]> {
   const prefix = allowPrefix(view, text);
   const whole = prefix ? grantCommand(view, text) : undefined;
+  const given = text.trim();
   return {
     ...(prefix ? { prefix } : {}),
     ...(whole ? { whole } : {}),
+    ...(given ? { text: given.length > COMMAND_TEXT_LIMIT ? `${given.slice(0, COMMAND_TEXT_LIMIT)}…` : given } : {}),
     parsed: view.parsed,
     ...(view.error ? { error: view.error } : {}),
     readOnly: view.readOnly,

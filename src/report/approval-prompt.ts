@@ -2,7 +2,7 @@ import { hideValues, redactString } from "../audit/redact.ts";
 import type { ApprovalSurface, ApprovalVerdict } from "../policy/approval.ts";
 import type { Decision, RuleHit } from "../policy/decision.ts";
 import type { ArgumentVerdict } from "../taint/provenance.ts";
-import { contextText, formatDuration, type GrantOffer, matchWords, TREE_BOUND_TEXT } from "../grants/grant.ts";
+import { contextText, formatDuration, type GrantOffer, matchWords, OFFER_VALUE_LIMIT, TREE_BOUND_TEXT } from "../grants/grant.ts";
 
 /**
  * Words for an approval: the prompt a person decides on (title, description, severity) and the
@@ -12,6 +12,9 @@ import { contextText, formatDuration, type GrantOffer, matchWords, TREE_BOUND_TE
 
 export const TITLE_LIMIT = 80;
 export const DESCRIPTION_LIMIT = 512;
+/** How much of a command and of a call's free text a prompt shows (start and end). */
+const COMMAND_SHOWN = 160;
+const TEXT_SHOWN = 100;
 
 export type ApprovalSeverity = "info" | "warning" | "critical";
 
@@ -40,9 +43,14 @@ function clipMiddle(text: string, limit: number): string {
   return `${text.slice(0, head)}…${text.slice(text.length - (limit - 1 - head))}`;
 }
 
+/**
+ * A value as a prompt shows it: redacted, shortened, quoted, with characters that do not show or
+ * that turn text around (zero-width, bidi controls) written as escapes, so what is shown is what runs.
+ */
 function valueText(value: string, limit = 60): string {
-  return JSON.stringify(clipMiddle(redactString(value), limit));
+  return JSON.stringify(clipMiddle(redactString(value), limit)).replace(UNSEEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+const UNSEEN = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
 
 /** One argument's line: its value (redacted, short) and where it came from, with that input's trust. */
 export function argumentLine(v: ArgumentVerdict): string {
@@ -69,11 +77,15 @@ function commandPrograms(c: NonNullable<Decision["command"]>): string {
   return ordered.join(", ");
 }
 
-/** The arguments that matter: those that fell short first, then the rest, at most four. */
+/** The arguments that matter: those that fell short first, then the rest, at most four, and how many more there are. */
 function argumentLines(d: Decision): string[] {
   const verdicts = d.arguments ?? [];
-  const ordered = [...verdicts.filter((v) => !v.allowed), ...verdicts.filter((v) => v.allowed)].slice(0, 4);
-  if (ordered.length > 0) return ordered.map(argumentLine);
+  const all = [...verdicts.filter((v) => !v.allowed), ...verdicts.filter((v) => v.allowed)];
+  if (all.length > 0) {
+    const lines = all.slice(0, 4).map(argumentLine);
+    if (all.length > 4) lines.push(`and ${all.length - 4} more not shown (${all.filter((v) => !v.allowed).length} of all ${all.length} fell short)`);
+    return lines;
+  }
   // A call decided on its trust floor alone: the arguments the rules name, if any.
   return d.rules.filter((r) => r.argument && r.value !== undefined).map((r) => `${r.argument} ${valueText(r.value as string)}`);
 }
@@ -94,12 +106,17 @@ function needed(d: Decision): string {
 
 /** What the call is and does: its capabilities, the arguments that matter, its command, its irreversible actions. */
 function callLines(d: Decision, risk: ApprovalVerdict["risk"]): string {
-  const command = d.command && !d.command.readOnly ? [`Command runs: ${commandPrograms(d.command)}.`] : [];
+  const command =
+    d.command && !d.command.readOnly
+      ? [`${d.command.text ? `Command: ${valueText(d.command.text, COMMAND_SHOWN)}. ` : ""}It runs: ${commandPrograms(d.command)}.`]
+      : [];
   const args = argumentLines(d);
+  const texts = (d.texts ?? []).map((t) => `${t.argument} ${valueText(t.value, TEXT_SHOWN)}`);
   return [
     `${d.tool} can ${d.capabilities.join(", ") || "do what its manifest says"}${risk ? ` (risk ${risk})` : ""}; it needs ${needed(d)} input.`,
     ...command,
     ...(args.length > 0 ? [`Arguments: ${args.join("; ")}.`] : []),
+    ...(texts.length > 0 ? [`Text: ${texts.join("; ")}.`] : []),
     ...(d.rules.some((r) => r.rule === "action.irreversible")
       ? [
           `Irreversible: ${d.rules
@@ -119,7 +136,7 @@ function callLines(d: Decision, risk: ApprovalVerdict["risk"]): string {
 const callLinesByRules = new WeakMap<readonly RuleHit[], Map<string, string>>();
 
 function sharedCallLines(d: Decision, risk: ApprovalVerdict["risk"]): string {
-  if (d.arguments) return callLines(d, risk);
+  if (d.arguments || d.texts) return callLines(d, risk);
   let byRisk = callLinesByRules.get(d.rules);
   if (!byRisk) {
     byRisk = new Map();
@@ -140,14 +157,15 @@ export function approvalPrompt(d: Decision): ApprovalPrompt {
   const timeoutSeconds = approval?.timeoutSeconds ?? 120;
   const via = d.via ? ` via ${d.via}` : "";
   const title = clip(`ClawOS: allow ${d.tool}${via}${d.cause ? ` after ${d.inputTrust} input` : ""}?`, TITLE_LIMIT);
-  const lines = [
-    sharedCallLines(d, risk),
-    sessionLine(d),
+  // What the answers do is never cut: the call's lines give way to it.
+  const answers = hideValues(
     `Unanswered in ${timeoutSeconds} s: denied. Allow once runs this call only.${d.offer ? ` Allow always: ${offerText(d.offer)}.` : ""}`,
-  ];
+    d.hidden,
+  );
+  const call = hideValues([sharedCallLines(d, risk), sessionLine(d)].join("\n"), d.hidden);
   return {
     title,
-    description: clip(hideValues(lines.join("\n"), d.hidden), DESCRIPTION_LIMIT),
+    description: clip(`${clip(call, Math.max(0, DESCRIPTION_LIMIT - answers.length - 1))}\n${answers}`, DESCRIPTION_LIMIT),
     severity: severityOf(risk),
     timeoutMs: timeoutSeconds * 1000,
     timeoutReason: `ClawOS: nobody answered the approval for ${d.tool} within ${timeoutSeconds} s, so it was not run (an unanswered approval denies).`,
@@ -160,7 +178,8 @@ const SCOPE_TEXT = { session: "in this session", agent: "for this agent", everyw
 
 /** What allow-always grants, in words: the tool, each approved value, where, for how long. */
 export function offerText(offer: GrantOffer): string {
-  const values = offer.values.map((v) => `${v.argument} ${matchWords(v)}${valueText(v.value, 48)}`);
+  // Whole: only values a prompt can show whole are offered (`offerShowable`).
+  const values = offer.values.map((v) => `${v.argument} ${matchWords(v)}${valueText(v.value, OFFER_VALUE_LIMIT)}`);
   const base = values.length > 0 ? `${offer.tool} with ${values.join(", ")}` : `${offer.tool} (any call)`;
   const what = `${base}${contextText(offer.context)}`;
   const until = offer.expiresInMs === undefined ? "with no expiry" : `for ${formatDuration(offer.expiresInMs)}`;

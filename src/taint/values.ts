@@ -786,7 +786,9 @@ export function privateShortName(host: string): string | undefined {
  * by address: every word or address must be endorsed.
  */
 export function argumentForms(value: string): { whole: string[]; words: string[][] } {
-  const v = value.trim();
+  const written = value.trim();
+  // A mailto: link's query can add recipients (`?cc=`, `?bcc=`, `?to=`): each is one of the list.
+  const v = /^mailto:[^?]*\?/i.test(written) ? mailtoRecipients(written) : written;
   const words: string[][] = [];
   if (v.includes("@") && /[<,;]/.test(v) && v.length <= MAX_URL) {
     const entries = addressList(v);
@@ -820,6 +822,30 @@ function structured(v: string): boolean {
  * The addresses of a recipient list: split at commas and semicolons outside quotes, each entry
  * reduced to its `<address>` when it has one. Empty when an entry has no address (not a list).
  */
+/** A mailto: link as the list of addresses it sends to (`a@x.example, b@y.example`): its own and its query's. */
+function mailtoRecipients(link: string): string {
+  const query = link.indexOf("?");
+  const out = [link.slice(0, query)];
+  for (const pair of link.slice(query + 1).split("&")) {
+    const eq = pair.indexOf("=");
+    const name = (eq === -1 ? pair : pair.slice(0, eq)).toLowerCase();
+    let given = eq === -1 ? "" : pair.slice(eq + 1);
+    try {
+      given = decodeURIComponent(given);
+    } catch {
+      // Kept as written.
+    }
+    if (name === "to" || name === "cc" || name === "bcc")
+      out.push(
+        ...given
+          .split(",")
+          .map((a) => a.trim())
+          .filter(Boolean),
+      );
+  }
+  return out.join(", ");
+}
+
 function addressList(v: string): string[] {
   const entries: string[] = [];
   let quoted = false;

@@ -32,7 +32,7 @@ describe("grants: allow-always", () => {
     const prompt = approvalPrompt(d);
     expect(prompt.allowedDecisions).toEqual(["allow-once", "allow-always", "deny"]);
     // On the channel the turn came in on: the host sends there when the call names none.
-    expect(prompt.description).toContain('Allow always: message with to "boss@evil.example" on webchat, in this session, for 24 h');
+    expect(prompt.description).toContain('Allow always: message with to "boss@evil.example" on webchat, with action=send, in this session, for 24 h');
     engine.approvalResolved(c, d, "allow-always");
     const [grant] = engine.listGrants();
     expect(grant).toMatchObject({ tool: "message", scope: "session", sessionKey: MAIN, by: "allow-always" });
@@ -59,7 +59,7 @@ describe("grants: allow-always", () => {
     const asked = engine.gate(first);
     expect(approvalPrompt(asked).description).toContain('Allow always: message with to "boss@evil.example" on email');
     engine.approvalResolved(first, asked, "allow-always");
-    expect(engine.listGrants()[0].context).toEqual({ answers: ["argument", "trust"], channel: "email", driver: "owner" });
+    expect(engine.listGrants()[0].context).toEqual({ answers: ["argument", "trust"], channel: "email", driver: "owner", shape: ["action=send"] });
     expect(engine.gate(call("message", { params: { action: "send", channel: "Email", to: "boss@evil.example", message: "again" } })).effect).toBe("allow");
     // The same id on another channel, or another account, is someone else.
     expect(engine.gate(call("message", { params: { action: "send", channel: "telegram", to: "boss@evil.example", message: "hi" } })).effect).toBe("approve");
