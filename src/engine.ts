@@ -256,7 +256,7 @@ export class Engine {
       sessionKey: call.sessionKey,
       agentId: call.agentId,
       ...(treeMark !== undefined ? { treeMark } : {}),
-      ...callPlace(call, decision, values.length > 0),
+      ...callPlace(call, decision, values.length > 0, this.policy),
     };
     return answeringGrants(this.grants.list(), question, now);
   }
@@ -291,7 +291,7 @@ export class Engine {
     treeMark: string | undefined,
     call: ToolCall,
   ): GrantOffer | undefined {
-    const question = { decision, values, ...callPlace(call, decision, values.length > 0) };
+    const question = { decision, values, ...callPlace(call, decision, values.length > 0, this.policy) };
     const pattern = callPattern(question);
     // Only what the prompt can show whole is granted for good (a long command, a fifth recipient: asked each time).
     if (!pattern?.tool || !pattern.values || !offerShowable(pattern.values)) return undefined;
@@ -603,6 +603,7 @@ function callPlace(
   call: ToolCall,
   decision: Decision,
   namesValues: boolean,
+  policy: CompiledPolicy,
 ): { channel?: string; account?: string; driver?: string; shape?: readonly string[] } {
   const own = (decision.via !== undefined ? bridgedArgs(call.params) : call.params) as { channel?: unknown; accountId?: unknown } | undefined;
   // A send that names no channel goes out on the turn's; other tools act where they act.
@@ -612,7 +613,8 @@ function callPlace(
   const account = typeof own?.accountId === "string" && own.accountId.trim() !== "" ? own.accountId.trim() : undefined;
   const requester = call.requester;
   const driver = requester?.senderIsOwner === true ? "owner" : requester?.senderId ? `${requester.channel ?? "?"}:${requester.senderId}` : undefined;
-  const shape = callShape(own, namesValues);
+  const tool = policy.resolve(call.toolName, call.params, call.toolKind);
+  const shape = callShape(own, namesValues, policy.runningTextOf(tool, call.params));
   return {
     ...(channel !== undefined ? { channel } : {}),
     ...(account !== undefined ? { account } : {}),

@@ -64,9 +64,10 @@ export function contextText(context: GrantContext | undefined): string {
   if (context.account) parts.push(`as account ${context.account}`);
   if (context.modes?.length) parts.push(`in mode ${context.modes.join(", ")}`);
   const shape = context.shape ?? [];
-  const picks = shape.filter((s) => !s.startsWith(EXACT_CALL));
+  const picks = shape.filter((s) => !s.startsWith(EXACT_CALL) && !s.startsWith(EXACT_TEXT));
   if (picks.length > 0) parts.push(`with ${picks.join(", ")}`);
-  if (picks.length < shape.length) parts.push("with exactly these parameters");
+  if (shape.some((s) => s.startsWith(EXACT_TEXT))) parts.push("with exactly this text");
+  if (shape.some((s) => s.startsWith(EXACT_CALL))) parts.push("with exactly these parameters");
   if (context.actions?.length) parts.push(`taking ${context.actions.join(", ")}`);
   return parts.length > 0 ? ` ${parts.join(", ")}` : "";
 }
@@ -174,30 +175,47 @@ const SELECTORS = new Set(["action", "kind", "mode", "method", "operation", "op"
 /** A shape entry that stands for a call's exact parameters (a call whose grant names no value). */
 const EXACT_CALL = "call#";
 
+/** A shape entry that stands for a call's free text, where that text is what runs (`callShape`). */
+const EXACT_TEXT = "text#";
+/** How deep and how many of a call's parameters `callShape` reads: past either, the call is bound whole. */
+const SHAPE_DEPTH = 4;
+const SHAPE_ENTRIES = 64;
+
 /**
- * What a call does beyond the values a grant names: each parameter that picks an action
- * (`SELECTORS`, at the top or one level down: `request.kind=evaluate`) and each switch turned on
- * (`elevated`), sorted. A call that names no value is bound to its exact parameters too (a digest):
- * what such a grant approves is that call (the instruction given to a system agent, a listing),
- * not any call of the tool.
+ * What a call does beyond the values a grant names, sorted: each parameter that picks an action
+ * (`SELECTORS`, at any depth: `request.kind=evaluate`, each step of a batch `actions[].kind=click`)
+ * and each switch turned on (`elevated`). Two digests bind more: `freeText`, for a tool whose free
+ * text is itself what runs (keystrokes, a script, a node command's parameters, an instruction), and
+ * the call's exact parameters where it names no value (a listing): what such a grant approves is
+ * that text, that call, not any call of the tool. A call too deep or too large to read is bound
+ * whole.
  */
-export function callShape(params: unknown, namesValues: boolean): string[] | undefined {
+export function callShape(params: unknown, namesValues: boolean, freeText?: readonly string[]): string[] | undefined {
   if (!params || typeof params !== "object" || Array.isArray(params)) return undefined;
-  const out: string[] = [];
-  const pick = (key: string, value: unknown, nested: boolean) => {
-    if (value === true) out.push(key);
-    else if (typeof value === "string" && SELECTORS.has(key.slice(key.lastIndexOf(".") + 1)) && value.trim() !== "") {
-      out.push(`${key}=${value.trim().toLowerCase().slice(0, 64)}`);
-    } else if (!nested && value && typeof value === "object" && !Array.isArray(value)) {
-      for (const [k, v] of Object.entries(value)) pick(`${key}.${k}`, v, true);
+  const out = new Set<string>();
+  let whole = !namesValues;
+  const pick = (key: string, value: unknown, depth: number) => {
+    if (out.size >= SHAPE_ENTRIES || depth > SHAPE_DEPTH) {
+      whole = true;
+      return;
     }
+    const name = key.slice(key.lastIndexOf(".") + 1).replace(/\[\]$/, "");
+    if (value === true) out.add(key);
+    else if (typeof value === "string" && SELECTORS.has(name) && value.trim() !== "") out.add(`${key}=${value.trim().toLowerCase().slice(0, 64)}`);
+    else if (Array.isArray(value)) for (const item of value) pick(`${key}[]`, item, depth + 1);
+    else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) pick(`${key}.${k}`, v, depth + 1);
   };
   for (const [key, value] of Object.entries(params)) {
     if (key === "channel" || key === "accountId") continue;
-    pick(key, value, false);
+    pick(key, value, 0);
   }
-  if (!namesValues) out.push(`${EXACT_CALL}${createHash("sha256").update(stableJson(params)).digest("hex").slice(0, 16)}`);
-  return out.length > 0 ? out.sort() : undefined;
+  if (freeText && freeText.length > 0) out.add(`${EXACT_TEXT}${digest(stableJson(freeText))}`);
+  if (whole) out.add(`${EXACT_CALL}${digest(stableJson(params))}`);
+  return out.size > 0 ? [...out].sort() : undefined;
+}
+
+function digest(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 /** JSON with each object's keys sorted: the same parameters in another order are the same call. */

@@ -362,6 +362,25 @@ export class CompiledPolicy implements RulePolicy {
     return out;
   }
 
+  /**
+   * For a tool whose free text is itself what runs (its manifest turns provenance decisions off:
+   * keystrokes, a script, an instruction), every string its `content` arguments hold, whole: what a
+   * grant of such a call is bound to. Undefined for any other tool.
+   */
+  runningTextOf(tool: ResolvedTool, params: unknown): string[] | undefined {
+    const entry = this.manifests.lookup(tool.name);
+    if (!entry || entry.manifest.provenance?.decisions !== false) return undefined;
+    const args = tool.via ? bridgedArgs(params) : params;
+    const out: string[] = [];
+    for (const arg of entry.arguments) {
+      if (arg.spec.role !== "content") continue;
+      for (const found of valuesAt(args, arg.segments)) {
+        for (const value of typeof found === "object" && found !== null ? leavesOf(found) : [found]) if (typeof value === "string") out.push(value);
+      }
+    }
+    return out;
+  }
+
   argumentValues(tool: ResolvedTool, params: unknown, facts: CallFacts | undefined, agentId: string | undefined): ArgumentValue[] {
     const entry = this.manifests.lookup(tool.name);
     if (!entry) return [];

@@ -15,6 +15,8 @@ export const DESCRIPTION_LIMIT = 512;
 /** How much of a command and of a call's free text a prompt shows (start and end). */
 const COMMAND_SHOWN = 160;
 const TEXT_SHOWN = 100;
+/** How much of a prompt the argument lines may take before the rest are counted instead of shown. */
+const ARGUMENTS_SHOWN = 240;
 
 export type ApprovalSeverity = "info" | "warning" | "critical";
 
@@ -77,13 +79,26 @@ function commandPrograms(c: NonNullable<Decision["command"]>): string {
   return ordered.join(", ");
 }
 
-/** The arguments that matter: those that fell short first, then the rest, at most four, and how many more there are. */
+/**
+ * The arguments that matter: those that fell short first, then the rest, as many as fit in
+ * `ARGUMENTS_SHOWN` characters (at most four), and how many more there are.
+ */
 function argumentLines(d: Decision): string[] {
   const verdicts = d.arguments ?? [];
   const all = [...verdicts.filter((v) => !v.allowed), ...verdicts.filter((v) => v.allowed)];
   if (all.length > 0) {
-    const lines = all.slice(0, 4).map(argumentLine);
-    if (all.length > 4) lines.push(`and ${all.length - 4} more not shown (${all.filter((v) => !v.allowed).length} of all ${all.length} fell short)`);
+    const lines: string[] = [];
+    let size = 0;
+    for (const v of all.slice(0, 4)) {
+      const line = argumentLine(v);
+      if (lines.length > 0 && size + line.length > ARGUMENTS_SHOWN) break;
+      lines.push(line);
+      size += line.length + 2;
+    }
+    if (all.length > lines.length) {
+      const short = all.filter((v) => !v.allowed).length;
+      lines.push(`and ${all.length - lines.length} more not shown (${short} of all ${all.length} fell short)`);
+    }
     return lines;
   }
   // A call decided on its trust floor alone: the arguments the rules name, if any.
@@ -112,11 +127,9 @@ function callLines(d: Decision, risk: ApprovalVerdict["risk"]): string {
       : [];
   const args = argumentLines(d);
   const texts = (d.texts ?? []).map((t) => `${t.argument} ${valueText(t.value, TEXT_SHOWN)}`);
+  // Most telling first: a prompt too long for the host loses its last lines.
   return [
     `${d.tool} can ${d.capabilities.join(", ") || "do what its manifest says"}${risk ? ` (risk ${risk})` : ""}; it needs ${needed(d)} input.`,
-    ...command,
-    ...(args.length > 0 ? [`Arguments: ${args.join("; ")}.`] : []),
-    ...(texts.length > 0 ? [`Text: ${texts.join("; ")}.`] : []),
     ...(d.rules.some((r) => r.rule === "action.irreversible")
       ? [
           `Irreversible: ${d.rules
@@ -125,6 +138,9 @@ function callLines(d: Decision, risk: ApprovalVerdict["risk"]): string {
             .join(", ")}.`,
         ]
       : []),
+    ...command,
+    ...(args.length > 0 ? [`Arguments: ${args.join("; ")}.`] : []),
+    ...(texts.length > 0 ? [`Text: ${texts.join("; ")}.`] : []),
   ].join("\n");
 }
 
