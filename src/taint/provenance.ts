@@ -11,6 +11,7 @@ import type { SessionStore, SessionTrust } from "./session-store.ts";
 import { meetsTrust, minTrust, trustRank, type TrustLevel } from "./trust.ts";
 import {
   argumentForms,
+  internationalNumber,
   isThisMachine,
   isTrivialText,
   normalizePath,
@@ -909,11 +910,16 @@ export class Provenance {
     const { whole, words } = argumentForms(arg.raw);
     // A web address's host names the site, not whoever its path names: only a URL or a host is
     // endorsed by its host (a recipient https://t.me/name is not endorsed by the owner's t.me page).
-    const byHost = arg.role === "url" || arg.role === "host" || !URL_SHAPED.test(arg.raw.trim());
+    // (A chat target's kind in front, `telegram:https://t.me/x`, does not make it any less a link.)
+    const byHost = arg.role === "url" || arg.role === "host" || !LINK_INSIDE.test(arg.raw.trim());
     // A host argument on this machine (`ssh localhost`, `redis-cli -h 127.0.0.1`) is not another
     // host: a command there runs here, on a port the argument does not say. Only the owner can tell.
     const here = arg.role === "host" && isThisMachine(arg.raw);
-    const looked = here ? [] : byHost ? whole : whole.slice(0, 1);
+    // A number dialled from abroad counts only as written with its country code: the same digits
+    // written as a national number are another country's (`internationalNumber`).
+    const abroad = arg.role === "recipient" || arg.role === "account" ? internationalNumber(arg.raw) : undefined;
+    const forms = abroad !== undefined ? [abroad] : whole;
+    const looked = here ? [] : byHost ? forms : forms.slice(0, 1);
     for (const form of looked) {
       if (form.startsWith(LOCAL_ANY_PORT)) continue;
       consider(form);
@@ -1094,7 +1100,8 @@ function printable(bytes: Buffer): string | undefined {
 }
 
 /** A value written as a web address (scheme and `//`). */
-const URL_SHAPED = /^[a-z][a-z0-9+.-]*:\/\//i;
+/** A web address, maybe after a chat target's kind (`telegram:https://t.me/name`). */
+const LINK_INSIDE = /^(?:[a-z][\w-]*:)?[a-z][a-z0-9+.-]*:\/\//i;
 
 function shorten(text: string): string {
   return text.length > VALUE_SHOWN ? `${text.slice(0, VALUE_SHOWN - 1)}…` : text;

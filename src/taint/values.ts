@@ -361,6 +361,9 @@ class Groups {
     if (this.digits >= MIN_GROUPED_DIGITS && this.digits <= max) {
       this.emit(digits);
       if (digits.startsWith("00") && digits.length - 2 >= MIN_GROUPED_DIGITS) this.emit(digits.slice(2));
+      // Dialled from abroad: also as `+digits` (`internationalNumber`).
+      if (this.phone) this.emit(`+${digits}`);
+      else if (digits.startsWith("00") && digits.length - 2 >= MIN_GROUPED_DIGITS) this.emit(`+${digits.slice(2)}`);
     }
   }
 }
@@ -549,10 +552,22 @@ const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
 function valueForms(value: string, text: boolean): string[] {
   const forms = formsOf(value, text);
+  // A number dialled from abroad (+47 55 55 01 34, 0047...) is that country's: kept with its +,
+  // apart from the same digits written as a national number (another country's, another person).
+  const abroad = internationalNumber(value);
+  if (abroad !== undefined) forms.push(abroad);
   // A private address named alone, with no port: any service on it (see `plainForms`).
   if (text && forms.length > 0 && value.length <= 15 && IPV4.test(value.trim()) && PRIVATE_ADDRESS.test(value.trim()))
     forms.push(`${thisMachine(value.trim())}:*`);
   return forms;
+}
+
+/** A phone number written with its country code (`+47 55 55 01 34`, `0047 55...`, `tel:+47...`) as `+digits`; undefined for any other value. */
+export function internationalNumber(value: string): string | undefined {
+  const v = value.trim().replace(/^(?:tel|sms|callto):/i, "");
+  if (!/^(?:\+|00)\d/.test(v) || !PHONE_LIKE.test(v) || !/\d$/.test(v)) return undefined;
+  const digits = v.replace(/\D/g, "").replace(/^00/, "");
+  return digits.length >= MIN_GROUPED_DIGITS && digits.length <= MAX_PHONE_DIGITS ? `+${digits}` : undefined;
 }
 
 function formsOf(value: string, text: boolean): string[] {
