@@ -195,12 +195,12 @@ export class Engine {
         const treeMark = canGrant ? this.taint.treeMark(facts) : undefined;
         // A payment to an account the session already paid is asked each time: no grant answers it.
         const repeats = decision.rules.some((r) => r.repeats === true);
-        const granted = canGrant && !repeats ? this.grantsFor(decision, values, call, treeMark) : undefined;
+        const granted = canGrant && !repeats ? this.grantsFor(decision, values, call, tool, treeMark) : undefined;
         if (granted) {
           decision = granted;
         } else {
           // A grant for this build or test would answer but for code written into its tree since: name that file.
-          if (treeMark !== undefined && this.answering(decision, values, call, undefined)) {
+          if (treeMark !== undefined && this.answering(decision, values, call, tool, undefined)) {
             const change = this.taint.treeChange(facts);
             if (change) decision = { ...decision, cause: change };
           }
@@ -212,7 +212,8 @@ export class Engine {
                 : surfaceOf(call.sessionKey, surfaceFacts, call.isSubagent, onChannel, (key) => this.taint.store.peek(key));
             // Never granted for good: a secret the call carries, or a payment made again (each one is asked).
             const once = hidden !== undefined || repeats;
-            const offer = (asked: Decision) => (once ? undefined : this.offerFor(asked, values, treeMark, call));
+            const resolved = tool;
+            const offer = (asked: Decision) => (once ? undefined : this.offerFor(asked, values, treeMark, call, resolved));
             decision = withApproval(decision, policy.approvals, policy.manifestFor(tool.name)?.manifest.riskLevel, surface, offer);
             // What the call says (a message, an instruction), for whoever is asked.
             if (decision.effect === "approve" || decision.effect === "would-ask") {
@@ -246,6 +247,7 @@ export class Engine {
     decision: Decision,
     values: ReturnType<CompiledPolicy["argumentValues"]>,
     call: ToolCall,
+    tool: ResolvedTool,
     treeMark: string | undefined,
   ): Grant[] | undefined {
     const now = this.now();
@@ -256,7 +258,7 @@ export class Engine {
       sessionKey: call.sessionKey,
       agentId: call.agentId,
       ...(treeMark !== undefined ? { treeMark } : {}),
-      ...callPlace(call, decision, values.length > 0, this.policy),
+      ...callPlace(call, decision, values.length > 0, this.policy.runningTextOf(tool, call.params)),
     };
     return answeringGrants(this.grants.list(), question, now);
   }
@@ -266,9 +268,10 @@ export class Engine {
     decision: Decision,
     values: ReturnType<CompiledPolicy["argumentValues"]>,
     call: ToolCall,
+    tool: ResolvedTool,
     treeMark: string | undefined,
   ): Decision | undefined {
-    const used = this.answering(decision, values, call, treeMark);
+    const used = this.answering(decision, values, call, tool, treeMark);
     if (!used) return undefined;
     const ids = used.map((g) => g.id);
     for (const grant of used) {
@@ -290,8 +293,9 @@ export class Engine {
     values: ReturnType<CompiledPolicy["argumentValues"]>,
     treeMark: string | undefined,
     call: ToolCall,
+    tool: ResolvedTool,
   ): GrantOffer | undefined {
-    const question = { decision, values, ...callPlace(call, decision, values.length > 0, this.policy) };
+    const question = { decision, values, ...callPlace(call, decision, values.length > 0, this.policy.runningTextOf(tool, call.params)) };
     const pattern = callPattern(question);
     // Only what the prompt can show whole is granted for good (a long command, a fifth recipient: asked each time).
     if (!pattern?.tool || !pattern.values || !offerShowable(pattern.values)) return undefined;
@@ -603,7 +607,7 @@ function callPlace(
   call: ToolCall,
   decision: Decision,
   namesValues: boolean,
-  policy: CompiledPolicy,
+  runningText: readonly string[] | undefined,
 ): { channel?: string; account?: string; driver?: string; shape?: readonly string[] } {
   const own = (decision.via !== undefined ? bridgedArgs(call.params) : call.params) as { channel?: unknown; accountId?: unknown } | undefined;
   // A send that names no channel goes out on the turn's; other tools act where they act.
@@ -613,8 +617,7 @@ function callPlace(
   const account = typeof own?.accountId === "string" && own.accountId.trim() !== "" ? own.accountId.trim() : undefined;
   const requester = call.requester;
   const driver = requester?.senderIsOwner === true ? "owner" : requester?.senderId ? `${requester.channel ?? "?"}:${requester.senderId}` : undefined;
-  const tool = policy.resolve(call.toolName, call.params, call.toolKind);
-  const shape = callShape(own, namesValues, policy.runningTextOf(tool, call.params));
+  const shape = callShape(own, namesValues, runningText);
   return {
     ...(channel !== undefined ? { channel } : {}),
     ...(account !== undefined ? { account } : {}),

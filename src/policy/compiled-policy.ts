@@ -330,20 +330,13 @@ export class CompiledPolicy implements RulePolicy {
     return this.belowWorkspace(path, agentId) ?? below(path, this.paths.locations.home) ?? path.replace(/^\/+/, "");
   }
 
-  /**
-   * The values of a call's security-relevant arguments (every decision role), with the forms the
-   * host resolves a path to (from the call's facts).
-   */
   /** Whether a tool's manifest names an amount among its arguments: a call of it can move money. */
   movesMoney(tool: ResolvedTool): boolean {
     return this.manifests.lookup(tool.name)?.movesMoney === true;
   }
 
-  /**
-   * A call's free text, for the owner asked about it: each string its manifest's `content`
-   * arguments hold (at most `MAX_TEXTS`, each shortened to `TEXT_LIMIT` characters).
-   */
-  textsOf(tool: ResolvedTool, params: unknown): { argument: string; value: string }[] {
+  /** Every string a call's `content` arguments hold (its free text), with the argument each is at. */
+  private contentStrings(tool: ResolvedTool, params: unknown): { argument: string; value: string }[] {
     const entry = this.manifests.lookup(tool.name);
     if (!entry) return [];
     const args = tool.via ? bridgedArgs(params) : params;
@@ -352,10 +345,7 @@ export class CompiledPolicy implements RulePolicy {
       if (arg.spec.role !== "content") continue;
       for (const found of valuesAt(args, arg.segments)) {
         for (const value of typeof found === "object" && found !== null ? leavesOf(found) : [found]) {
-          if (typeof value !== "string" || value.trim() === "") continue;
-          if (out.length === MAX_TEXTS) return out;
-          const text = value.trim();
-          out.push({ argument: arg.spec.at, value: text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT)}…` : text });
+          if (typeof value === "string") out.push({ argument: arg.spec.at, value });
         }
       }
     }
@@ -363,24 +353,31 @@ export class CompiledPolicy implements RulePolicy {
   }
 
   /**
-   * For a tool whose free text is itself what runs (its manifest turns provenance decisions off:
-   * keystrokes, a script, an instruction), every string its `content` arguments hold, whole: what a
-   * grant of such a call is bound to. Undefined for any other tool.
+   * A call's free text, for the owner asked about it: the strings its `content` arguments hold (at
+   * most `MAX_TEXTS`, each shortened to `TEXT_LIMIT` characters).
    */
-  runningTextOf(tool: ResolvedTool, params: unknown): string[] | undefined {
-    const entry = this.manifests.lookup(tool.name);
-    if (!entry || entry.manifest.provenance?.decisions !== false) return undefined;
-    const args = tool.via ? bridgedArgs(params) : params;
-    const out: string[] = [];
-    for (const arg of entry.arguments) {
-      if (arg.spec.role !== "content") continue;
-      for (const found of valuesAt(args, arg.segments)) {
-        for (const value of typeof found === "object" && found !== null ? leavesOf(found) : [found]) if (typeof value === "string") out.push(value);
-      }
-    }
-    return out;
+  textsOf(tool: ResolvedTool, params: unknown): { argument: string; value: string }[] {
+    return this.contentStrings(tool, params)
+      .map(({ argument, value }) => ({ argument, value: value.trim() }))
+      .filter((t) => t.value !== "")
+      .slice(0, MAX_TEXTS)
+      .map(({ argument, value }) => ({ argument, value: value.length > TEXT_LIMIT ? `${value.slice(0, TEXT_LIMIT)}…` : value }));
   }
 
+  /**
+   * For a tool whose free text is itself what runs (its manifest turns provenance decisions off:
+   * keystrokes, a script, an instruction), that text whole: what a grant of such a call is bound
+   * to. Undefined for any other tool.
+   */
+  runningTextOf(tool: ResolvedTool, params: unknown): string[] | undefined {
+    if (this.manifests.lookup(tool.name)?.manifest.provenance?.decisions !== false) return undefined;
+    return this.contentStrings(tool, params).map((t) => t.value);
+  }
+
+  /**
+   * The values of a call's security-relevant arguments (every decision role), with the forms the
+   * host resolves a path to (from the call's facts).
+   */
   argumentValues(tool: ResolvedTool, params: unknown, facts: CallFacts | undefined, agentId: string | undefined): ArgumentValue[] {
     const entry = this.manifests.lookup(tool.name);
     if (!entry) return [];
