@@ -184,7 +184,7 @@ const SHAPE_ENTRIES = 64;
 /**
  * What a call does beyond the values a grant names, sorted: each parameter that picks an action
  * (`SELECTORS`, at any depth: `request.kind=evaluate`, each step of a batch `actions[].kind=click`)
- * and each switch turned on (`elevated`). Two digests bind more: `freeText`, for a tool whose free
+ * and each switch turned on (`elevated`, written `true`, `"true"` or `1`). Two digests bind more: `freeText`, for a tool whose free
  * text is itself what runs (keystrokes, a script, a node command's parameters, an instruction), and
  * the call's exact parameters where it names no value (a listing): what such a grant approves is
  * that text, that call, not any call of the tool. A call too deep or too large to read is bound
@@ -200,7 +200,8 @@ export function callShape(params: unknown, namesValues: boolean, freeText?: read
       return;
     }
     const name = key.slice(key.lastIndexOf(".") + 1).replace(/\[\]$/, "");
-    if (value === true) out.add(key);
+    // A switch turned on, also as a host's validation would read it (`"true"`, `1`).
+    if (value === true || value === 1 || (typeof value === "string" && /^\s*(?:true|1)\s*$/i.test(value))) out.add(key);
     else if (typeof value === "string" && SELECTORS.has(name) && value.trim() !== "") out.add(`${key}=${value.trim().toLowerCase().slice(0, 64)}`);
     else if (Array.isArray(value)) for (const item of value) pick(`${key}[]`, item, depth + 1);
     else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) pick(`${key}.${k}`, v, depth + 1);

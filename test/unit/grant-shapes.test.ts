@@ -59,7 +59,10 @@ describe("a grant answers only calls that do what the owner approved", () => {
     const { engine } = lowered();
     allowAlways(engine, "exec", { command: "npm run e2e" });
     expect(engine.gate(call("exec", { params: { command: "npm run e2e" } })).effect).toBe("allow");
-    expect(engine.gate(call("exec", { params: { command: "npm run e2e", elevated: true } })).effect).toBe("approve");
+    for (const elevated of [true, "true", " TRUE", 1, "1"]) {
+      expect(engine.gate(call("exec", { params: { command: "npm run e2e", elevated } })).effect, JSON.stringify(elevated)).toBe("approve");
+    }
+    expect(engine.gate(call("exec", { params: { command: "npm run e2e", elevated: false } })).effect).toBe("allow");
   });
 
   it("a grant for a call that names no value answers that exact call, and the prompt shows its text", () => {
