@@ -131,9 +131,10 @@ export interface GrantContext {
   /** Who drove the turn it was approved on (`owner`, or a sender's channel and id): a grant answers only that one's turns. */
   readonly driver?: string;
   /**
-   * What the call does beyond its values (`callShape`): the action it picks, the switches it turns
-   * on, and for a call that names no value, its exact parameters. A grant answers only calls of the
-   * same shape; grants made before this carry none and answer only calls that have none.
+   * What the call does beyond its values (`callShape`): the actions it picks, the switches it turns
+   * on, the text that runs (for a tool whose free text is what runs), and for a call that names no
+   * value, its exact parameters. A grant answers only calls of the same shape; grants made before
+   * this carry none and answer only calls that have none.
    */
   readonly shape?: readonly string[];
 }
@@ -174,7 +175,6 @@ export interface GrantQuestion {
 const SELECTORS = new Set(["action", "kind", "mode", "method", "operation", "op", "type", "subcommand", "verb"]);
 /** A shape entry that stands for a call's exact parameters (a call whose grant names no value). */
 const EXACT_CALL = "call#";
-
 /** A shape entry that stands for a call's free text, where that text is what runs (`callShape`). */
 const EXACT_TEXT = "text#";
 /** How deep and how many of a call's parameters `callShape` reads: past either, the call is bound whole. */
@@ -184,11 +184,11 @@ const SHAPE_ENTRIES = 64;
 /**
  * What a call does beyond the values a grant names, sorted: each parameter that picks an action
  * (`SELECTORS`, at any depth: `request.kind=evaluate`, each step of a batch `actions[].kind=click`)
- * and each switch turned on (`elevated`, written `true`, `"true"` or `1`). Two digests bind more: `freeText`, for a tool whose free
- * text is itself what runs (keystrokes, a script, a node command's parameters, an instruction), and
- * the call's exact parameters where it names no value (a listing): what such a grant approves is
- * that text, that call, not any call of the tool. A call too deep or too large to read is bound
- * whole.
+ * and each switch turned on (`elevated`, written `true`, `"true"` or `1`). Two digests bind more:
+ * `freeText`, for a tool whose free text is itself what runs (keystrokes, a script, a node
+ * command's parameters, an instruction), and the call's exact parameters where it names no value
+ * (a listing): what such a grant approves is that text, that call, not any call of the tool. A
+ * call too deep or too large to read is bound whole.
  */
 export function callShape(params: unknown, namesValues: boolean, freeText?: readonly string[]): string[] | undefined {
   if (!params || typeof params !== "object" || Array.isArray(params)) return undefined;
