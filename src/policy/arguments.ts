@@ -88,8 +88,15 @@ export interface CompiledMode {
   readonly alsoEquals: ValueList;
   /** A read-only mode's arguments that name what it reads (they do not count as acting). */
   readonly reads?: ReadonlySet<string>;
-  /** Where the result may quote outside text (`quotes`), compiled. */
-  readonly quotes?: readonly Segments[];
+  /** Where the result may quote outside text (`quotes`, `hostText`), compiled. */
+  readonly quotes?: QuotedFields;
+}
+
+/** A mode's `quotes`: the result's fields that may hold outside text, and the texts the host writes there itself. */
+export interface QuotedFields {
+  readonly fields: readonly Segments[];
+  /** `hostText`, one expression matched against a whole value. */
+  readonly hostText?: RegExp;
 }
 
 export function compileArguments(specs: readonly ArgumentSpec[] | undefined): CompiledArgument[] {
@@ -105,8 +112,15 @@ export function compileModes(specs: readonly ModeSpec[] | undefined): CompiledMo
     ...(spec.when.notEquals ? { notEquals: new ValueList(spec.when.notEquals) } : {}),
     alsoEquals: new ValueList(spec.when.alsoEquals ?? []),
     ...(spec.reads?.length ? { reads: new Set(spec.reads) } : {}),
-    ...(spec.quotes?.length ? { quotes: spec.quotes.map(compileArgumentPath) } : {}),
+    ...(spec.quotes?.length ? { quotes: compileQuotes(spec.quotes, spec.hostText) } : {}),
   }));
+}
+
+function compileQuotes(fields: readonly string[], hostText: readonly string[] | undefined): QuotedFields {
+  return {
+    fields: fields.map(compileArgumentPath),
+    ...(hostText?.length ? { hostText: new RegExp(`^(?:${hostText.map((p) => `(?:${p})`).join("|")})$`, "u") } : {}),
+  };
 }
 
 /**

@@ -185,6 +185,20 @@ export const ModeSchema = Type.Object(
           "with output call: fields of the result that can hold text from outside (a run's error, a delivery's error). The mode's output holds only for a whole result in which every one is empty; otherwise, or when the result cannot be read whole, the output counts as the manifest's outputTrust",
       }),
     ),
+    hostText: Type.Optional(
+      Type.Array(
+        Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description: "a regular expression the whole value must match, like heartbeat skipped: [a-z][a-z0-9-]{0,39}",
+        }),
+        {
+          minItems: 1,
+          description:
+            "with quotes: what the host itself writes into those fields from a fixed vocabulary (a skipped heartbeat's reason code), never text from outside. A field holding only such a text counts as empty. Name nothing that can carry a message, a name or an error's own words",
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

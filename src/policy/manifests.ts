@@ -214,6 +214,20 @@ function readingModeErrors(manifest: Manifest, source: string): string[] {
         `manifest ${source}: modes[${i}].quotes applies only to a mode whose output is "call"; fix: set modes[${i}].output to "call", or remove quotes`,
       );
     }
+    if (mode.hostText !== undefined && mode.quotes === undefined) {
+      errors.push(
+        `manifest ${source}: modes[${i}].hostText applies only to a mode with quotes; fix: add quotes (the fields it applies to), or remove hostText`,
+      );
+    }
+    (mode.hostText ?? []).forEach((pattern, j) => {
+      try {
+        new RegExp(pattern, "u");
+      } catch (error) {
+        errors.push(
+          `manifest ${source}: modes[${i}].hostText[${j}] is not a regular expression (${(error as Error).message}); fix: write it as JavaScript's RegExp reads it, matched against the whole value`,
+        );
+      }
+    });
     if (mode.decisions !== undefined && mode.readOnly === true) {
       errors.push(
         `manifest ${source}: modes[${i}].decisions does not apply to a read-only mode (it is decided with its own trust); fix: remove decisions, or readOnly`,

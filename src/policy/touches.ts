@@ -2,7 +2,7 @@ import { dirname, resolve } from "node:path";
 import { lstatSync, statSync } from "node:fs";
 import { meetsTrust, type TrustLevel } from "../taint/trust.ts";
 import { ENVIRONMENT, withEnvironment, type CommandView } from "./commands/classify.ts";
-import { modeHolds, patchMoves, patchPaths, valuesAt, type CompiledArgument, type CompiledMode, type Segments } from "./arguments.ts";
+import { modeHolds, patchMoves, patchPaths, valuesAt, type CompiledArgument, type CompiledMode, type QuotedFields, type Segments } from "./arguments.ts";
 import { ACTING_ROLES, type OutputSource, type RiskLevel } from "./manifest-schema.ts";
 import type { PathRules, PathZone } from "./path-rules.ts";
 
@@ -131,7 +131,7 @@ export interface SelectedMode {
   /** While the mode holds for every value, how the output's trust is found (the manifest's otherwise). */
   readonly output?: OutputSource;
   /** With output `call`: result fields that, when not empty, make the output the manifest's (`quotes`). */
-  readonly quotes?: readonly Segments[];
+  readonly quotes?: QuotedFields;
 }
 
 export interface CallFacts {

@@ -1,7 +1,7 @@
 import type { Decision } from "../policy/decision.ts";
 import type { CallFacts } from "../policy/touches.ts";
 import type { OutputSource } from "../policy/manifest-schema.ts";
-import type { Segments } from "../policy/arguments.ts";
+import type { QuotedFields } from "../policy/arguments.ts";
 import type { ResolvedTool } from "../policy/tool-names.ts";
 
 /** What L1 remembers of a decided call until its result arrives. */
@@ -17,7 +17,7 @@ export interface CallMemo {
   /** How its output's trust is found, when a mode that held says (`modes[].output`). */
   readonly output?: OutputSource;
   /** With output `call`: result fields whose text makes the output the manifest's (`modes[].quotes`). */
-  readonly quotes?: readonly Segments[];
+  readonly quotes?: QuotedFields;
   /** Its result's values were read (after_tool_call and tool_result_persist both carry it). */
   indexed?: boolean;
   /** Its lookup's `selects` fields still wait for a result that carries them (one hook may pass only text). */

@@ -9,7 +9,7 @@ import { BackgroundRuns, endedRunIds, runningId } from "./background-runs.ts";
 import { ListedEntries, type ListedEntry, type ListedLookup } from "./listed-entries.ts";
 import { ActionRequests, startupNotes, systemEventLines } from "./action-requests.ts";
 import { isSendReceipt, namingValues } from "./values.ts";
-import { snakeCaseKey, valuesAt, type Segments } from "../policy/arguments.ts";
+import { snakeCaseKey, valuesAt, type QuotedFields, type Segments } from "../policy/arguments.ts";
 import { resultLabel } from "./labels.ts";
 import { OwnerAddresses } from "./owner-addresses.ts";
 import type { SessionStore, SessionTrust, TaintSource } from "./session-store.ts";
@@ -1812,16 +1812,19 @@ function sameShallow(a: unknown, b: unknown): boolean {
  * Whether a result may quote outside text in the fields a mode names (`modes[].quotes`): one of them
  * holds something other than null or an empty string, or what it holds cannot be told: the result
  * cannot be read whole (`wholeResultRecords`), or a record lacks the fields' top-level key
- * (another shape than the manifest knows). Tool Search's envelope counts by what it wraps.
+ * (another shape than the manifest knows). Tool Search's envelope counts by what it wraps. A text
+ * the host writes there itself (`hostText`: a skipped heartbeat's reason code) counts as empty.
  */
-function quotesOutside(content: unknown, quotes: readonly Segments[], bridged: boolean, limit: number): boolean {
+function quotesOutside(content: unknown, quotes: QuotedFields, bridged: boolean, limit: number): boolean {
   const records = wholeResultRecords(content, limit, bridged)?.filter((r) => !bridged || !isEnvelope(r));
   if (!records || records.length === 0) return true;
-  const roots = quotes.map((at) => at[0]);
+  const roots = quotes.fields.map((at) => at[0]);
   for (const record of records) {
     if (!record || typeof record !== "object" || !roots.some((key) => key !== undefined && Object.hasOwn(record, key))) return true;
   }
-  return records.some((r) => quotes.some((at) => valuesAt(r, at).some((v) => v !== null && v !== undefined && v !== "")));
+  const host = quotes.hostText;
+  const outside = (v: unknown) => v !== null && v !== undefined && v !== "" && !(host && typeof v === "string" && host.test(v));
+  return records.some((r) => quotes.fields.some((at) => valuesAt(r, at).some(outside)));
 }
 
 /**

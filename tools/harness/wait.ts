@@ -1,10 +1,10 @@
 // Waiting for something a gateway does after the call that caused it returned (an audit line, a reload).
 
-/** Polls until `probe` gives a value, or gives undefined after `timeoutMs`. */
-export async function poll<T>(probe: () => T | undefined, timeoutMs: number, everyMs = 250): Promise<T | undefined> {
+/** Polls until `probe` gives a value (or a promise of one), or gives undefined after `timeoutMs`. */
+export async function poll<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number, everyMs = 250): Promise<T | undefined> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined || Date.now() > until) return value;
     await new Promise((r) => setTimeout(r, everyMs));
   }

@@ -102,8 +102,17 @@ const StepSchema = Type.Union(
     Type.Object({ command: CommandSchema }, { additionalProperties: false }),
     Type.Object({ restart: Type.Literal(true) }, { additionalProperties: false }),
     Type.Object({ config: Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false }),
+    Type.Object(
+      {
+        runJob: Type.String({
+          minLength: 1,
+          description: "the name of an automation job on the gateway (heartbeat-main): run it now and wait until the run is recorded",
+        }),
+      },
+      { additionalProperties: false },
+    ),
   ],
-  { description: "one of { turn }, { command }, { restart: true }, { config }" },
+  { description: "one of { turn }, { command }, { restart: true }, { config }, { runJob }" },
 );
 
 export const ScenarioSchema = Type.Object(
@@ -161,8 +170,8 @@ export function parseScenario(file: string): Scenario {
         throw new ScenarioFormatError(`${file}: only the chat path can send as a non-owner (${scenario.path} turns are the owner's)`);
       }
     }
-    if (("command" in step || "restart" in step) && (scenario.path === "local" || scenario.path === "exec")) {
-      throw new ScenarioFormatError(`${file}: commands and restarts need a gateway (path gateway or chat)`);
+    if (("command" in step || "restart" in step || "runJob" in step) && (scenario.path === "local" || scenario.path === "exec")) {
+      throw new ScenarioFormatError(`${file}: commands, restarts and job runs need a gateway (path gateway or chat)`);
     }
   }
   return scenario;

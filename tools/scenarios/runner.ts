@@ -160,7 +160,29 @@ class ScenarioRun {
       else if ("command" in step) await this.command(step.command, where);
       else if ("restart" in step) await this.env.restartGateway({ expectPlugins: ["clawos"] });
       else if ("config" in step) await applyClawosConfig(this.env, blocksUnlessAsked(step.config as Record<string, unknown>));
+      else if ("runJob" in step) await this.runJob(step.runJob, where);
     }
+  }
+
+  /**
+   * Runs a gateway automation job now (`cron.run`, forced) and waits until its listing records the
+   * run: the job's state is then what a later listing shows, whenever the host's own schedule
+   * would have run it.
+   */
+  private async runJob(name: string, where: string): Promise<void> {
+    type Job = { id: string; name: string; lastRunAtMs?: number | null };
+    const jobs = async () => ((await this.env.gatewayCall("cron.list", { includeDisabled: true })) as { jobs?: Job[] }).jobs ?? [];
+    const job = await poll(async () => (await jobs()).find((j) => j.name === name), 20_000);
+    if (!job) {
+      this.fail(`${where}: no automation job named ${name} on the gateway`);
+      return;
+    }
+    await this.env.gatewayCall("cron.run", { id: job.id, mode: "force" });
+    const ran = await poll(async () => {
+      const now = (await jobs()).find((j) => j.id === job.id);
+      return now?.lastRunAtMs && now.lastRunAtMs !== job.lastRunAtMs ? now : undefined;
+    }, 30_000);
+    if (!ran) this.fail(`${where}: the run of ${name} was not recorded within 30 s`);
   }
 
   private async turn(turn: TurnStep, where: string): Promise<void> {
