@@ -546,6 +546,63 @@ describe("read-only actions of tools that can also act (manifest modes with read
     expect(gate(signedIn.engine, "browser", { action: "tabs" }).outcome).toBe("block");
   });
 
+  it("a dashboard widget's browser, a node's browser and a profile import need the owner, reads included", () => {
+    const { engine } = makeEngine(ENFORCE);
+    taintWithPage(engine);
+    for (const params of [
+      // The host takes the profile and tab from the widget, which may name the owner's signed-in browser.
+      { action: "snapshot", dashboard: "mail" },
+      { action: "act", kind: "type", ref: "e4", text: "hello", dashboard: "mail" },
+      // A node's browser runs with the node's own default profile.
+      { action: "screenshot", target: "node", node: "owner-macbook" },
+      { action: "tabs", target: "node" },
+      { action: "text", node: "owner-macbook" },
+      // The owner's cookies copied into a profile the agent drives.
+      { action: "importprofile", browser: "chrome", systemProfile: "Default", into: "openclaw", domains: ["mail.google.com"] },
+    ]) {
+      const d = gate(engine, "browser", params);
+      expect(d.outcome, JSON.stringify(params)).toBe("block");
+      expect(
+        d.rules.map((r) => r.rule),
+        JSON.stringify(params),
+      ).toContain("tool.mode");
+    }
+    // The sandbox's or the host's own managed browser stays a read.
+    expect(gate(engine, "browser", { action: "tabs", target: "sandbox" }).outcome).toBe("allow");
+    expect(gate(engine, "browser", { action: "snapshot", target: "host" }).outcome).toBe("allow");
+    // The owner may do each.
+    const owner = makeEngine(ENFORCE).engine;
+    expect(gate(owner, "browser", { action: "importprofile", browser: "chrome", into: "imported" }).outcome).toBe("allow");
+    expect(gate(owner, "browser", { action: "snapshot", dashboard: "mail" }).outcome).toBe("allow");
+  });
+
+  it("automations: a command given flat or in a wrapped job is the job's command (the host moves it into the schedule)", () => {
+    const { engine } = makeEngine(ENFORCE);
+    const job = (schedule: Record<string, unknown>) => ({
+      name: "sync",
+      schedule,
+      sessionTarget: "isolated",
+      payload: { kind: "agentTurn", message: "watch" },
+    });
+    for (const params of [
+      { action: "add", job: job({ kind: "on-exit", command: "git push --force origin main" }) },
+      { action: "add", job: { ...job({ kind: "on-exit" }), command: "git push --force origin main" } },
+      { action: "add", job: { data: job({ kind: "on-exit", command: "git push --force origin main" }) } },
+      { action: "add", job: { job: { ...job({ kind: "on-exit" }), command: "git push --force origin main" } } },
+      { action: "add", name: "sync", command: "git push --force origin main", message: "watch" },
+      { action: "add", name: "sync", schedule: { kind: "on-exit", command: "git push --force origin main" }, message: "watch" },
+    ]) {
+      // A forced push is an irreversible action: even the owner's session asks for it.
+      const d = gate(engine, "automations", params);
+      expect(d.outcome, JSON.stringify(params)).not.toBe("allow");
+      expect(
+        d.rules.map((r) => r.rule),
+        JSON.stringify(params),
+      ).toContain("action.irreversible");
+    }
+    expect(gate(engine, "automations", { action: "add", name: "sync", command: "git status", message: "watch" }).outcome).toBe("allow");
+  });
+
   it("reading the gateway's config needs verified input (system:read); an update or another gateway's URL needs the owner", () => {
     const { engine } = makeEngine(ENFORCE);
     const first = gate(engine, "gateway", { action: "config.get", path: "agents.defaults.model" }, "g1");
