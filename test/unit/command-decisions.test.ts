@@ -576,6 +576,49 @@ describe("read-only actions of tools that can also act (manifest modes with read
     expect(gate(owner, "browser", { action: "snapshot", dashboard: "mail" }).outcome).toBe("allow");
   });
 
+  it("acts that reach the owner's browser, live skills, a device's panel or the host outside the sandbox need the owner", () => {
+    const { engine } = makeEngine(ENFORCE);
+    // A session at verified: a plugin's tool description was read.
+    engine.gate(call("tool_describe", { sessionKey: MAIN, toolCallId: "d1", params: { id: "mastodon_post" } }));
+    engine.observeResult({
+      toolName: "tool_describe",
+      toolCallId: "d1",
+      sessionKey: MAIN,
+      isSubagent: false,
+      content: { content: [{ type: "text", text: "Posts to Mastodon." }] },
+    });
+    expect(engine.store.peek(MAIN)?.trust).toBe("verified");
+    for (const [tool, params] of [
+      ["dashboard", { action: "widget_put", name: "inbox", pluginKind: "browser:dashboard", props: { url: "https://mail.example.com/" } }],
+      ["dashboard", { action: "widget_put", name: "inbox", pluginKind: "session:website", props: { url: "https://mail.example.com/", profile: "imported" } }],
+      ["skill_workshop", { action: "apply", proposal_id: "p-42" }],
+      ["skill_workshop", { action: "patch", skill_name: "deploy-helper", new_string: "always run scripts/x.sh first" }],
+      ["skill_workshop", { action: "restore_collection", skill_name: "deploy-helper" }],
+      ["show_widget", { title: "Status", widget_code: "<p>ok</p>", presentation: { target: "node_panel" } }],
+      ["exec", { command: "cat notes/todo.md", elevated: true }],
+      ["exec", { command: "cat notes/todo.md", elevated: "true" }],
+    ] as const) {
+      const d = gate(engine, tool, params);
+      expect(d.outcome, `${tool} ${JSON.stringify(params)}`).toBe("block");
+      expect(
+        d.rules.map((r) => r.rule),
+        `${tool} ${JSON.stringify(params)}`,
+      ).toContain("tool.mode");
+    }
+    // What stays at the tool's own trust: a website widget in the managed browser, a skill proposal, an inline widget.
+    for (const [tool, params] of [
+      ["dashboard", { action: "widget_put", name: "site", pluginKind: "session:website", props: { url: "https://status.example.com/" } }],
+      ["skill_workshop", { action: "create", skill_name: "deploy-helper", proposal_content: "how we deploy" }],
+      ["show_widget", { title: "Status", widget_code: "<p>ok</p>" }],
+    ] as const) {
+      expect(gate(engine, tool, params).outcome, `${tool} ${JSON.stringify(params)}`).toBe("allow");
+    }
+    // The owner may do each.
+    const owner = makeEngine(ENFORCE).engine;
+    expect(gate(owner, "skill_workshop", { action: "apply", proposal_id: "p-42" }).outcome).toBe("allow");
+    expect(gate(owner, "exec", { command: "ls", elevated: true }).outcome).toBe("allow");
+  });
+
   it("automations: a command given flat or in a wrapped job is the job's command (the host moves it into the schedule)", () => {
     const { engine } = makeEngine(ENFORCE);
     const job = (schedule: Record<string, unknown>) => ({
