@@ -108,6 +108,11 @@ const StepSchema = Type.Union(
           minLength: 1,
           description: "the name of an automation job on the gateway (heartbeat-main): run it now and wait until the run is recorded",
         }),
+        expectState: Type.Optional(
+          Type.Record(Type.String(), Type.Unknown(), {
+            description: 'fields the job\'s recorded state must then hold, e.g. { "lastError": "heartbeat skipped: no-route" }',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),

@@ -160,7 +160,7 @@ class ScenarioRun {
       else if ("command" in step) await this.command(step.command, where);
       else if ("restart" in step) await this.env.restartGateway({ expectPlugins: ["clawos"] });
       else if ("config" in step) await applyClawosConfig(this.env, blocksUnlessAsked(step.config as Record<string, unknown>));
-      else if ("runJob" in step) await this.runJob(step.runJob, where);
+      else if ("runJob" in step) await this.runJob(step.runJob, step.expectState, where);
     }
   }
 
@@ -169,8 +169,9 @@ class ScenarioRun {
    * run: the job's state is then what a later listing shows, whenever the host's own schedule
    * would have run it.
    */
-  private async runJob(name: string, where: string): Promise<void> {
-    type Job = { id: string; name: string; lastRunAtMs?: number | null };
+  private async runJob(name: string, expectState: Record<string, unknown> | undefined, where: string): Promise<void> {
+    type Job = { id: string; name: string; lastRunAtMs?: number | null; state?: Record<string, unknown> & { lastRunAtMs?: number | null } };
+    const lastRun = (j: Job | undefined) => j?.state?.lastRunAtMs ?? j?.lastRunAtMs ?? undefined;
     const jobs = async () => ((await this.env.gatewayCall("cron.list", { includeDisabled: true })) as { jobs?: Job[] }).jobs ?? [];
     const job = await poll(async () => (await jobs()).find((j) => j.name === name), 20_000);
     if (!job) {
@@ -180,9 +181,18 @@ class ScenarioRun {
     await this.env.gatewayCall("cron.run", { id: job.id, mode: "force" });
     const ran = await poll(async () => {
       const now = (await jobs()).find((j) => j.id === job.id);
-      return now?.lastRunAtMs && now.lastRunAtMs !== job.lastRunAtMs ? now : undefined;
+      return lastRun(now) && lastRun(now) !== lastRun(job) ? now : undefined;
     }, 30_000);
-    if (!ran) this.fail(`${where}: the run of ${name} was not recorded within 30 s`);
+    if (!ran) {
+      this.fail(`${where}: the run of ${name} was not recorded within 30 s`);
+      return;
+    }
+    for (const [key, want] of Object.entries(expectState ?? {})) {
+      const got = ran.state?.[key];
+      if (JSON.stringify(got) !== JSON.stringify(want)) {
+        this.fail(`${where}: after its run, ${name}'s state.${key} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+      }
+    }
   }
 
   private async turn(turn: TurnStep, where: string): Promise<void> {
