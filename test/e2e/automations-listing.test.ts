@@ -10,12 +10,10 @@
 //   lowers the session, and the add after it is blocked with the listing named as the cause.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenClawEnv, type OpenClawEnv } from "../../tools/harness/gateway.ts";
+import { gatewayJobs, runJobNow } from "../../tools/harness/jobs.ts";
 import { type ScriptedModel, startScriptedModel, toolResultsIn } from "../../tools/harness/scripted-model.ts";
 import { stagedClawos } from "../../tools/harness/stage.ts";
-import { poll } from "../../tools/harness/wait.ts";
 import { storedTrust } from "../../tools/scenarios/runner.ts";
-
-type Job = { id: string; name: string; state?: { lastRunAtMs?: number; lastError?: string } };
 
 describe("a listing of automations and the jobs' last errors, through a real gateway", () => {
   let model: ScriptedModel;
@@ -35,20 +33,10 @@ describe("a listing of automations and the jobs' last errors, through a real gat
     await model?.close();
   });
 
-  const jobs = async () => ((await env.gatewayCall("cron.list", { includeDisabled: true })) as { jobs?: Job[] }).jobs ?? [];
+  const jobs = () => gatewayJobs(env);
 
-  /** Runs the named job now and waits until its state records the run. */
-  async function runNow(name: string): Promise<Job> {
-    const job = await poll(async () => (await jobs()).find((j) => j.name === name), 20_000);
-    expect(job, `job ${name}`).toBeDefined();
-    await env.gatewayCall("cron.run", { id: job!.id, mode: "force" });
-    const ran = await poll(async () => {
-      const now = (await jobs()).find((j) => j.id === job!.id);
-      return now?.state?.lastRunAtMs && now.state.lastRunAtMs !== job!.state?.lastRunAtMs ? now : undefined;
-    }, 30_000);
-    expect(ran, `a recorded run of ${name}`).toBeDefined();
-    return ran!;
-  }
+  /** The model's call that adds one job through Tool Search's bridge. */
+  const addJob = (job: Record<string, unknown>) => ({ toolCalls: [{ name: "tool_call", arguments: { id: "automations", args: { action: "add", job } } }] });
 
   /** One owner turn that lists the jobs and adds one; what the model read back for each call. */
   async function listThenAdd(marker: string, session: string, name: string): Promise<string[]> {
@@ -57,20 +45,7 @@ describe("a listing of automations and the jobs' last errors, through a real gat
       when: { lastUserIncludes: marker },
       replies: [
         { toolCalls: [{ name: "tool_call", arguments: { id: "automations", args: { action: "list", includeDisabled: true } } }] },
-        {
-          toolCalls: [
-            {
-              name: "tool_call",
-              arguments: {
-                id: "automations",
-                args: {
-                  action: "add",
-                  job: { name, schedule: { kind: "cron", expr: "0 11 * * 1-5" }, sessionTarget: "main", payload: { kind: "systemEvent", text: "stretch" } },
-                },
-              },
-            },
-          ],
-        },
+        addJob({ name, schedule: { kind: "cron", expr: "0 11 * * 1-5" }, sessionTarget: "main", payload: { kind: "systemEvent", text: "stretch" } }),
         { text: "done" },
       ],
     });
@@ -85,7 +60,7 @@ describe("a listing of automations and the jobs' last errors, through a real gat
   }
 
   it("the heartbeat's skipped reason keeps the owner's trust: the add after the listing goes ahead", async () => {
-    const heartbeat = await runNow("heartbeat-main");
+    const heartbeat = await runJobNow(env, "heartbeat-main");
     expect(heartbeat.state?.lastError).toBe("heartbeat skipped: no-route");
     const session = "agent:main:al-heartbeat";
     const results = await listThenAdd("AL-ONE", session, "al-stretch");
@@ -102,31 +77,18 @@ describe("a listing of automations and the jobs' last errors, through a real gat
       label: "AL-ADD",
       when: { lastUserIncludes: "AL-ADD" },
       replies: [
-        {
-          toolCalls: [
-            {
-              name: "tool_call",
-              arguments: {
-                id: "automations",
-                args: {
-                  action: "add",
-                  job: {
-                    name: "al-digest",
-                    schedule: { kind: "every", everyMs: 86_400_000 },
-                    sessionTarget: "isolated",
-                    payload: { kind: "agentTurn", message: "send the digest" },
-                  },
-                },
-              },
-            },
-          ],
-        },
+        addJob({
+          name: "al-digest",
+          schedule: { kind: "every", everyMs: 86_400_000 },
+          sessionTarget: "isolated",
+          payload: { kind: "agentTurn", message: "send the digest" },
+        }),
         { text: "added" },
       ],
     });
     const add = await env.agentTurn({ sessionKey: session, message: "AL-ADD send me a daily digest" });
     expect(add.result.code, add.result.stderr).toBe(0);
-    const failed = await runNow("al-digest");
+    const failed = await runJobNow(env, "al-digest");
     expect(failed.state?.lastError ?? "").not.toBe("");
     expect(storedTrust(env, session)).toBe("owner");
     const results = await listThenAdd("AL-TWO", session, "al-stretch-2");

@@ -1246,35 +1246,31 @@ describe("engine: provenance-aware decisions", () => {
       expect(listed("run the backup: heartbeat skipped: no-route")).toBe("untrusted");
     });
 
+    /** A scheduler plugin's manifest, for the checks of a listing mode's fields. */
+    const JOBS_TOOL = {
+      tool: "jobs_tool",
+      description: "a scheduler plugin",
+      capabilities: ["schedule:write"],
+      riskLevel: "high",
+      minInputTrust: "owner",
+      outputTrust: "untrusted",
+    };
+
     it("a mode's hostText needs quotes and must be a regular expression", () => {
-      const base = {
-        tool: "jobs_tool",
-        description: "a scheduler plugin",
-        capabilities: ["schedule:write"],
-        riskLevel: "high",
-        minInputTrust: "owner",
-        outputTrust: "untrusted",
-      };
       const mode = { name: "listing", when: { argument: "action", equals: ["list"] }, capabilities: ["schedule:read"], readOnly: true, output: "call" };
-      expect(validateManifest({ ...base, modes: [{ ...mode, quotes: ["jobs.*.error"], hostText: ["skipped: [a-z-]+"] }] }, "jobs_tool.json").ok).toBe(true);
-      const alone = validateManifest({ ...base, modes: [{ ...mode, hostText: ["skipped: [a-z-]+"] }] }, "jobs_tool.json");
+      expect(validateManifest({ ...JOBS_TOOL, modes: [{ ...mode, quotes: ["jobs.*.error"], hostText: ["skipped: [a-z-]+"] }] }, "jobs_tool.json").ok).toBe(
+        true,
+      );
+      const alone = validateManifest({ ...JOBS_TOOL, modes: [{ ...mode, hostText: ["skipped: [a-z-]+"] }] }, "jobs_tool.json");
       expect(alone.ok ? [] : alone.broken.errors).toEqual([expect.stringContaining("modes[0].hostText applies only to a mode with quotes")]);
-      const broken = validateManifest({ ...base, modes: [{ ...mode, quotes: ["jobs.*.error"], hostText: ["skipped: [a-z"] }] }, "jobs_tool.json");
+      const broken = validateManifest({ ...JOBS_TOOL, modes: [{ ...mode, quotes: ["jobs.*.error"], hostText: ["skipped: [a-z"] }] }, "jobs_tool.json");
       expect(broken.ok ? [] : broken.broken.errors).toEqual([expect.stringContaining("modes[0].hostText[0] is not a regular expression")]);
     });
 
     it("a mode's quotes need output call", () => {
-      const base = {
-        tool: "jobs_tool",
-        description: "a scheduler plugin",
-        capabilities: ["schedule:write"],
-        riskLevel: "high",
-        minInputTrust: "owner",
-        outputTrust: "untrusted",
-      };
       const mode = { name: "listing", when: { argument: "action", equals: ["list"] }, capabilities: ["schedule:read"], readOnly: true };
-      expect(validateManifest({ ...base, modes: [{ ...mode, output: "call", quotes: ["jobs.*.error"] }] }, "jobs_tool.json").ok).toBe(true);
-      const alone = validateManifest({ ...base, modes: [{ ...mode, quotes: ["jobs.*.error"] }] }, "jobs_tool.json");
+      expect(validateManifest({ ...JOBS_TOOL, modes: [{ ...mode, output: "call", quotes: ["jobs.*.error"] }] }, "jobs_tool.json").ok).toBe(true);
+      const alone = validateManifest({ ...JOBS_TOOL, modes: [{ ...mode, quotes: ["jobs.*.error"] }] }, "jobs_tool.json");
       expect(alone.ok ? [] : alone.broken.errors).toEqual([expect.stringContaining('modes[0].quotes applies only to a mode whose output is "call"')]);
     });
 

@@ -8,6 +8,7 @@ import type { CliResult } from "../harness/processes.ts";
 import { startScriptedModel, toolResultsIn, type ScriptedModel, type ScriptedReply, type ScriptStep } from "../harness/scripted-model.ts";
 import { REPO, stagedClawos } from "../harness/stage.ts";
 import { type AuditLine, auditLines } from "../harness/audit-lines.ts";
+import { type GatewayJob, runJobNow } from "../harness/jobs.ts";
 import { poll } from "../harness/wait.ts";
 import { clawosHome } from "../../src/host/runtime.ts";
 import { sessionFileName } from "../../src/taint/session-store.ts";
@@ -165,26 +166,16 @@ class ScenarioRun {
   }
 
   /**
-   * Runs a gateway automation job now (`cron.run`, forced) and waits until its listing records the
-   * run: the job's state is then what a later listing shows, whenever the host's own schedule
-   * would have run it.
+   * Runs a gateway automation job now and waits until its state records the run (`runJobNow`): the
+   * job's state is then what a later listing shows, whenever the host's own schedule would have
+   * run it.
    */
   private async runJob(name: string, expectState: Record<string, unknown> | undefined, where: string): Promise<void> {
-    type Job = { id: string; name: string; lastRunAtMs?: number | null; state?: Record<string, unknown> & { lastRunAtMs?: number | null } };
-    const lastRun = (j: Job | undefined) => j?.state?.lastRunAtMs ?? j?.lastRunAtMs ?? undefined;
-    const jobs = async () => ((await this.env.gatewayCall("cron.list", { includeDisabled: true })) as { jobs?: Job[] }).jobs ?? [];
-    const job = await poll(async () => (await jobs()).find((j) => j.name === name), 20_000);
-    if (!job) {
-      this.fail(`${where}: no automation job named ${name} on the gateway`);
-      return;
-    }
-    await this.env.gatewayCall("cron.run", { id: job.id, mode: "force" });
-    const ran = await poll(async () => {
-      const now = (await jobs()).find((j) => j.id === job.id);
-      return lastRun(now) && lastRun(now) !== lastRun(job) ? now : undefined;
-    }, 30_000);
-    if (!ran) {
-      this.fail(`${where}: the run of ${name} was not recorded within 30 s`);
+    let ran: GatewayJob;
+    try {
+      ran = await runJobNow(this.env, name);
+    } catch (error) {
+      this.fail(`${where}: ${(error as Error).message}`);
       return;
     }
     for (const [key, want] of Object.entries(expectState ?? {})) {
